@@ -1,0 +1,203 @@
+//! The machine: what it is (for run.json), how its CPUs are split between subject and load
+//! engine, and what a process costs (CPU time and resident memory read from `/proc`).
+
+use crate::schema::{CpuSets, Machine};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CpuError {
+    #[error("--cpus `{0}`: expected e.g. `subject=0,load=1` or `subject=0-1,load=2-3` or `none`")]
+    Syntax(String),
+    #[error("--cpus: CPU {0} is not available to this process (available: {1:?})")]
+    Unavailable(usize, Vec<usize>),
+    #[error("cannot pin to CPUs {0:?}: {1}")]
+    Pin(Vec<usize>, std::io::Error),
+}
+
+/// Describes this machine from `/proc` and `uname`.
+pub fn describe() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu_model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .unwrap_or_else(|| "unknown".into());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory_kb = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0);
+    let os = std::fs::read_to_string("/etc/os-release")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_string()))
+        .unwrap_or_else(|| std::env::consts::OS.into());
+    Machine { cpu_model, cores: online_cpus().len(), kernel: kernel(), os, memory_kb }
+}
+
+fn kernel() -> String {
+    // SAFETY: uname fills a zeroed struct of C strings.
+    unsafe {
+        let mut u: libc::utsname = std::mem::zeroed();
+        if libc::uname(&mut u) != 0 {
+            return "unknown".into();
+        }
+        let s = |f: &[libc::c_char]| std::ffi::CStr::from_ptr(f.as_ptr()).to_string_lossy().into_owned();
+        format!("{} {} {}", s(&u.sysname), s(&u.release), s(&u.machine))
+    }
+}
+
+/// CPUs this process may run on.
+pub fn online_cpus() -> Vec<usize> {
+    // SAFETY: sched_getaffinity writes into a zeroed cpu_set_t of the size we pass.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return (0..std::thread::available_parallelism().map_or(1, |n| n.get())).collect();
+        }
+        (0..libc::CPU_SETSIZE as usize).filter(|&c| libc::CPU_ISSET(c, &set)).collect()
+    }
+}
+
+/// The CPU split: `spec` as given to `--cpus`, or by default the first half of the available
+/// CPUs for the subject and the rest for the load engine (on 2 cores: one each). One CPU: none.
+pub fn cpu_sets(spec: Option<&str>) -> Result<CpuSets, CpuError> {
+    let online = online_cpus();
+    let Some(spec) = spec else {
+        if online.len() < 2 {
+            return Ok(CpuSets::default());
+        }
+        let half = online.len() / 2;
+        return Ok(CpuSets { subject: online[..half].to_vec(), load: online[half..].to_vec() });
+    };
+    if spec == "none" {
+        return Ok(CpuSets::default());
+    }
+    let syntax = || CpuError::Syntax(spec.to_string());
+    let mut sets = CpuSets::default();
+    let mut current: Option<&mut Vec<usize>> = None;
+    for token in spec.split(',') {
+        let list = match token.split_once('=') {
+            Some(("subject", rest)) => {
+                current = Some(&mut sets.subject);
+                rest
+            }
+            Some(("load", rest)) => {
+                current = Some(&mut sets.load);
+                rest
+            }
+            Some(_) => return Err(syntax()),
+            None => token,
+        };
+        let target = current.as_deref_mut().ok_or_else(syntax)?;
+        let (a, b) = list.split_once('-').unwrap_or((list, list));
+        let (a, b): (usize, usize) = (a.trim().parse().map_err(|_| syntax())?, b.trim().parse().map_err(|_| syntax())?);
+        if a > b {
+            return Err(syntax());
+        }
+        target.extend(a..=b);
+    }
+    if sets.subject.is_empty() || sets.load.is_empty() {
+        return Err(syntax());
+    }
+    for &c in sets.subject.iter().chain(&sets.load) {
+        if !online.contains(&c) {
+            return Err(CpuError::Unavailable(c, online));
+        }
+    }
+    Ok(sets)
+}
+
+/// Pins the calling thread (and threads and processes it creates later) to `cpus`.
+pub fn pin_current_thread(cpus: &[usize]) -> Result<(), CpuError> {
+    if cpus.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: cpu_set_t is plain data; sched_setaffinity reads it.
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c, &mut set);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc != 0 {
+        return Err(CpuError::Pin(cpus.to_vec(), std::io::Error::last_os_error()));
+    }
+    Ok(())
+}
+
+/// User + system CPU seconds of process `pid` (all its threads), from `/proc/<pid>/stat`.
+pub fn process_cpu_s(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may contain spaces; fields after it are fixed.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / clock_ticks())
+}
+
+/// Resident set of process `pid` in KiB, from `/proc/<pid>/status`.
+pub fn process_rss_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// CPU seconds used by this process so far (all threads).
+pub fn own_cpu_s() -> f64 {
+    // SAFETY: getrusage fills a zeroed struct.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        tv(u.ru_utime) + tv(u.ru_stime)
+    }
+}
+
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if t > 0 {
+        t as f64
+    } else {
+        100.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_spec_parses_lists_and_ranges() {
+        let online = online_cpus();
+        if online.len() >= 2 {
+            let (a, b) = (online[0], online[1]);
+            let s = cpu_sets(Some(&format!("subject={a},load={b}"))).unwrap();
+            assert_eq!((s.subject, s.load), (vec![a], vec![b]));
+            let d = cpu_sets(None).unwrap();
+            assert!(!d.subject.is_empty() && !d.load.is_empty());
+            assert!(d.subject.iter().all(|c| !d.load.contains(c)));
+        }
+        assert_eq!(cpu_sets(Some("none")).unwrap(), CpuSets::default());
+        for bad in ["subject=", "load=1", "cpu=1,load=2", "subject=3-1,load=0", "subject=x,load=1"] {
+            assert!(matches!(cpu_sets(Some(bad)), Err(CpuError::Syntax(_))), "{bad}");
+        }
+        assert!(matches!(cpu_sets(Some("subject=0,load=4000")), Err(CpuError::Unavailable(4000, _))));
+    }
+
+    #[test]
+    fn proc_readings_of_this_process_are_plausible() {
+        let pid = std::process::id();
+        let spin = std::time::Instant::now();
+        while spin.elapsed().as_millis() < 30 {
+            std::hint::black_box(0u64);
+        }
+        assert!(process_cpu_s(pid).unwrap() > 0.0);
+        assert!(process_rss_kb(pid).unwrap() > 100);
+        assert!(own_cpu_s() > 0.0);
+        assert!(process_cpu_s(u32::MAX).is_none());
+        let m = describe();
+        assert!(m.cores >= 1 && m.memory_kb > 0 && !m.kernel.is_empty());
+    }
+}

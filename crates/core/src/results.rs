@@ -1,0 +1,220 @@
+//! A results directory: `run.json` and `measurements.jsonl`, written as measured and read back
+//! for reports and comparisons; per-scenario summaries over the repeats.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use crate::schema::{Measurement, RunInfo, Status};
+use crate::stats::Summary;
+
+pub const RUN_FILE: &str = "run.json";
+pub const MEASUREMENTS_FILE: &str = "measurements.jsonl";
+
+#[derive(Debug, thiserror::Error)]
+pub enum ResultsError {
+    #[error("{path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    #[error("{path}: line {line}: not a measurement: {message}")]
+    BadLine { path: String, line: usize, message: String },
+    #[error("{path}: not a run description: {message}")]
+    BadRun { path: String, message: String },
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> ResultsError + '_ {
+    move |source| ResultsError::Io { path: path.display().to_string(), source }
+}
+
+/// Appends measurements to `measurements.jsonl`, one flushed line each, so Ctrl-C, a crash or
+/// SIGKILL of the runner loses nothing already measured.
+pub struct ResultsWriter {
+    dir: PathBuf,
+    file: File,
+}
+
+impl ResultsWriter {
+    pub fn create(dir: &Path, info: &RunInfo) -> Result<ResultsWriter, ResultsError> {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        let writer = ResultsWriter {
+            dir: dir.to_path_buf(),
+            file: OpenOptions::new().create(true).append(true).open(dir.join(MEASUREMENTS_FILE)).map_err(io(dir))?,
+        };
+        writer.write_run(info)?;
+        Ok(writer)
+    }
+
+    /// (Re)writes `run.json` atomically (write, then rename).
+    pub fn write_run(&self, info: &RunInfo) -> Result<(), ResultsError> {
+        let tmp = self.dir.join("run.json.tmp");
+        let text = serde_json::to_string_pretty(info).expect("RunInfo serializes") + "\n";
+        std::fs::write(&tmp, text).map_err(io(&tmp))?;
+        std::fs::rename(&tmp, self.dir.join(RUN_FILE)).map_err(io(&self.dir))
+    }
+
+    pub fn append(&mut self, m: &Measurement) -> Result<(), ResultsError> {
+        let mut line = serde_json::to_vec(m).expect("Measurement serializes");
+        line.push(b'\n');
+        // One write call per line: a kill between lines leaves only whole lines behind.
+        self.file.write_all(&line).map_err(io(&self.dir))?;
+        self.file.flush().map_err(io(&self.dir))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// A results directory read back.
+#[derive(Debug, Clone)]
+pub struct Results {
+    pub dir: PathBuf,
+    pub run: RunInfo,
+    pub measurements: Vec<Measurement>,
+}
+
+impl Results {
+    /// Reads a results directory. A torn last line (the runner was killed mid-write) is skipped.
+    pub fn read(dir: &Path) -> Result<Results, ResultsError> {
+        let run_path = dir.join(RUN_FILE);
+        let text = std::fs::read_to_string(&run_path).map_err(io(&run_path))?;
+        let run: RunInfo = serde_json::from_str(&text)
+            .map_err(|e| ResultsError::BadRun { path: run_path.display().to_string(), message: e.to_string() })?;
+        let path = dir.join(MEASUREMENTS_FILE);
+        let file = File::open(&path).map_err(io(&path))?;
+        let lines: Vec<String> = BufReader::new(file).lines().collect::<Result<_, _>>().map_err(io(&path))?;
+        let mut measurements = Vec::new();
+        for (i, line) in lines.iter().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str(line) {
+                Ok(m) => measurements.push(m),
+                Err(_) if i + 1 == lines.len() => break,
+                Err(e) => {
+                    return Err(ResultsError::BadLine {
+                        path: path.display().to_string(),
+                        line: i + 1,
+                        message: e.to_string(),
+                    })
+                }
+            }
+        }
+        Ok(Results { dir: dir.to_path_buf(), run, measurements })
+    }
+
+    /// One summary per scenario, in the order scenarios first appear.
+    pub fn summaries(&self) -> Vec<ScenarioSummary> {
+        let mut order: Vec<&str> = Vec::new();
+        let mut by: BTreeMap<&str, Vec<&Measurement>> = BTreeMap::new();
+        for m in &self.measurements {
+            if !by.contains_key(m.scenario.as_str()) {
+                order.push(&m.scenario);
+            }
+            by.entry(&m.scenario).or_default().push(m);
+        }
+        order.into_iter().map(|id| ScenarioSummary::of(&by[id])).collect()
+    }
+}
+
+/// Everything the report says about one scenario.
+#[derive(Debug, Clone)]
+pub struct ScenarioSummary {
+    pub scenario: String,
+    pub subject: String,
+    pub lang: String,
+    pub protocol: Option<String>,
+    pub format: Option<String>,
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Error of the first failed repeat, if any repeat failed.
+    pub error: Option<String>,
+    pub ok_repeats: usize,
+    pub metrics: BTreeMap<&'static str, Summary>,
+    /// Median latency curve over the repeats (the repeat with the median p99).
+    pub latency_curve: Vec<(f64, u64)>,
+    pub instrument_bound: bool,
+}
+
+/// Named metrics the summaries compute, in report order.
+pub const SUMMARY_METRICS: &[&str] = &[
+    "rps",
+    "p50_us",
+    "p90_us",
+    "p99_us",
+    "p999_us",
+    "max_us",
+    "errors",
+    "duration_s",
+    "cpu_s",
+    "rss_kb",
+    "instrument_cpu_s",
+    "serialize_ns",
+    "deserialize_ns",
+    "size_bytes",
+];
+
+/// The value of a named metric in one measurement.
+pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
+    let x = &m.metrics;
+    let lat = x.latency_us.as_ref();
+    match name {
+        "rps" => x.rps,
+        "p50_us" => lat.map(|l| l.p50 as f64),
+        "p90_us" => lat.map(|l| l.p90 as f64),
+        "p99_us" => lat.map(|l| l.p99 as f64),
+        "p999_us" => lat.map(|l| l.p999 as f64),
+        "max_us" => lat.map(|l| l.max as f64),
+        "errors" => x.errors.map(|v| v as f64),
+        "duration_s" => x.duration_s,
+        "cpu_s" => x.cpu_s,
+        "rss_kb" => x.rss_kb.map(|v| v as f64),
+        "instrument_cpu_s" => x.instrument_cpu_s,
+        "serialize_ns" => x.serialize_ns,
+        "deserialize_ns" => x.deserialize_ns,
+        "size_bytes" => x.size_bytes.map(|v| v as f64),
+        other => x.extra.get(other).copied(),
+    }
+}
+
+impl ScenarioSummary {
+    fn of(rows: &[&Measurement]) -> ScenarioSummary {
+        let first = rows[0];
+        let ok: Vec<&Measurement> = rows.iter().copied().filter(|m| m.status == Status::Ok).collect();
+        let mut metrics = BTreeMap::new();
+        for &name in SUMMARY_METRICS {
+            let values: Vec<f64> = ok.iter().filter_map(|m| metric(m, name)).collect();
+            if let Some(s) = Summary::of(&values) {
+                metrics.insert(name, s);
+            }
+        }
+        let mut by_p99: Vec<&&Measurement> = ok.iter().filter(|m| m.metrics.latency_us.is_some()).collect();
+        by_p99.sort_by_key(|m| m.metrics.latency_us.as_ref().map(|l| l.p99));
+        let latency_curve = by_p99
+            .get(by_p99.len() / 2)
+            .and_then(|m| m.metrics.latency_us.as_ref())
+            .map(|l| l.curve.clone())
+            .unwrap_or_default();
+        ScenarioSummary {
+            scenario: first.scenario.clone(),
+            subject: first.subject.clone(),
+            lang: first.lang.clone(),
+            protocol: first.protocol.clone(),
+            format: first.format.clone(),
+            params: first.params.clone(),
+            error: rows.iter().find(|m| m.status == Status::Failed).and_then(|m| m.error.clone()),
+            ok_repeats: ok.len(),
+            metrics,
+            latency_curve,
+            instrument_bound: ok.iter().any(|m| m.metrics.instrument_bound == Some(true)),
+        }
+    }
+
+    pub fn get(&self, metric: &str) -> Option<&Summary> {
+        self.metrics.get(metric)
+    }
+
+    /// A string parameter (labels are recorded as params).
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.params.get(key).and_then(|v| v.as_str())
+    }
+}

@@ -1,0 +1,391 @@
+//! The runner: for each subject, start it and verify it; for each of its scenarios warm up, then
+//! measure R repeats while sampling the subject's CPU and memory, appending every measurement
+//! to `measurements.jsonl` at once; stop the subject. A subject or scenario that fails becomes
+//! a failed row and the run goes on.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use crate::machine;
+use crate::results::{ResultsError, ResultsWriter};
+use crate::schema::{CpuSets, Latency, Measurement, Metrics, RunInfo, Status, SCHEMA_VERSION};
+use crate::suite::{Profile, Scenario, Suite};
+use crate::supervisor::{Launcher, RunningSubject};
+
+/// A repeat fails when more than this share of its requests got a wrong answer.
+pub const MAX_ERROR_RATE: f64 = 0.01;
+
+/// Where the load goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    pub host: String,
+    pub port: u16,
+    pub tls: bool,
+}
+
+/// When a load stops.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Stop {
+    Requests(u64),
+    Duration(Duration),
+}
+
+/// How much load to send: the closed model (`rate: None`) or the open model at a constant rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Plan {
+    pub connections: u32,
+    pub streams: u32,
+    pub stop: Stop,
+    pub rate: Option<f64>,
+}
+
+impl Plan {
+    /// The measured plan of a scenario, or its warm-up plan (`None` when it has no warm-up).
+    pub fn of(s: &Scenario, warmup: bool) -> Option<Plan> {
+        let stop = if warmup {
+            match (s.warmup_requests, s.warmup_s) {
+                (Some(n), _) => Stop::Requests(n),
+                (None, Some(d)) => Stop::Duration(Duration::from_secs_f64(d)),
+                (None, None) => return None,
+            }
+        } else {
+            match (s.requests, s.duration_s) {
+                (Some(n), _) => Stop::Requests(n),
+                (None, Some(d)) => Stop::Duration(Duration::from_secs_f64(d)),
+                (None, None) => unreachable!("Suite::check demands requests or duration_s"),
+            }
+        };
+        Some(Plan { connections: s.connections, streams: s.streams, stop, rate: s.rate })
+    }
+}
+
+/// What one load run produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadResult {
+    pub requests: u64,
+    pub errors: u64,
+    pub duration: Duration,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    pub latency: Latency,
+    /// The first wrong answer, to explain errors.
+    pub first_error: Option<String>,
+}
+
+/// Sends load; implemented by the load engine and by mocks.
+pub trait Executor {
+    /// Sends one request and checks the answer against `scenario.expect` (status, size, checksum).
+    fn verify(&self, scenario: &Scenario, target: &Target) -> Result<(), String>;
+    /// Runs `plan`, adding each completed request to `live` for progress display.
+    fn measure(&self, scenario: &Scenario, plan: &Plan, target: &Target, live: &AtomicU64) -> Result<LoadResult, String>;
+}
+
+/// Receives progress; the CLI draws a bar, tests ignore it.
+pub trait Progress: Sync {
+    fn scenario(&self, index: usize, total: usize, id: &str, repeats: u32);
+    fn phase(&self, repeat: Option<u32>);
+    /// Counter of completed requests in the current phase.
+    fn live(&self) -> &AtomicU64;
+    fn measured(&self, m: &Measurement);
+    fn finish(&self);
+}
+
+/// A progress sink that shows nothing.
+#[derive(Default)]
+pub struct NoProgress(AtomicU64);
+
+impl Progress for NoProgress {
+    fn scenario(&self, _: usize, _: usize, _: &str, _: u32) {}
+    fn phase(&self, _: Option<u32>) {}
+    fn live(&self) -> &AtomicU64 {
+        &self.0
+    }
+    fn measured(&self, _: &Measurement) {}
+    fn finish(&self) {}
+}
+
+pub struct RunOptions {
+    pub run_id: String,
+    pub started_at: String,
+    pub suite_file: String,
+    pub profile_name: String,
+    pub profile: Profile,
+    pub only: Option<String>,
+    pub out_dir: PathBuf,
+    pub cpus: CpuSets,
+    pub versions: BTreeMap<String, String>,
+    pub git_revision: Option<String>,
+    /// Current UTC time as RFC 3339 (a fixed clock in tests).
+    pub clock: fn() -> String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("--only `{0}` matches no scenario of suite `{1}`")]
+    NothingSelected(String, String),
+    #[error("--only `{0}`: {1}")]
+    BadGlob(String, String),
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+}
+
+/// Runs a suite and returns the results directory.
+pub fn run(
+    suite: &Suite,
+    opts: &RunOptions,
+    launcher: &dyn Launcher,
+    executor: &dyn Executor,
+    progress: &dyn Progress,
+) -> Result<PathBuf, RunError> {
+    let pattern = match &opts.only {
+        Some(g) => Some(glob::Pattern::new(g).map_err(|e| RunError::BadGlob(g.clone(), e.to_string()))?),
+        None => None,
+    };
+    let scenarios = suite.plan(&opts.profile, pattern.as_ref());
+    if scenarios.is_empty() {
+        return Err(RunError::NothingSelected(opts.only.clone().unwrap_or_default(), suite.name.clone()));
+    }
+    let mut info = RunInfo {
+        schema_version: SCHEMA_VERSION,
+        run_id: opts.run_id.clone(),
+        suite: suite.name.clone(),
+        suite_file: opts.suite_file.clone(),
+        profile: opts.profile_name.clone(),
+        repeats: opts.profile.repeats,
+        started_at: opts.started_at.clone(),
+        finished_at: None,
+        git_revision: opts.git_revision.clone(),
+        machine: machine::describe(),
+        versions: opts.versions.clone(),
+        cpus: opts.cpus.clone(),
+        only: opts.only.clone(),
+        parameters: parameters(suite, &scenarios),
+    };
+    let mut writer = ResultsWriter::create(&opts.out_dir, &info)?;
+    let mut ctx = Ctx { suite, opts, executor, progress, writer: &mut writer, index: 0, total: scenarios.len() };
+
+    // Subjects in the order their first scenario appears.
+    let mut subjects: Vec<&str> = Vec::new();
+    for s in &scenarios {
+        if !subjects.contains(&s.subject.as_str()) {
+            subjects.push(&s.subject);
+        }
+    }
+    for name in subjects {
+        let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
+        match launcher.start(name, &suite.subjects[name]) {
+            Err(e) => {
+                for s in mine {
+                    ctx.index += 1;
+                    ctx.progress.scenario(ctx.index, ctx.total, &s.id, opts.profile.repeats);
+                    ctx.write(ctx.row(s, 0, Err(e.to_string())))?;
+                }
+            }
+            Ok(mut subject) => {
+                for s in mine {
+                    ctx.index += 1;
+                    ctx.scenario(s, subject.as_ref())?;
+                }
+                subject.stop();
+            }
+        }
+    }
+    progress.finish();
+    info.finished_at = Some((opts.clock)());
+    writer.write_run(&info)?;
+    Ok(opts.out_dir.clone())
+}
+
+/// The suite as it ran: its description, the planned scenarios, subjects and claims.
+fn parameters(suite: &Suite, scenarios: &[Scenario]) -> serde_json::Value {
+    let mut ran = suite.clone();
+    ran.scenarios = scenarios.to_vec();
+    serde_json::to_value(&ran).expect("Suite serializes")
+}
+
+struct Ctx<'a> {
+    suite: &'a Suite,
+    opts: &'a RunOptions,
+    executor: &'a dyn Executor,
+    progress: &'a dyn Progress,
+    writer: &'a mut ResultsWriter,
+    index: usize,
+    total: usize,
+}
+
+impl Ctx<'_> {
+    fn scenario(&mut self, s: &Scenario, subject: &dyn RunningSubject) -> Result<(), RunError> {
+        let repeats = self.opts.profile.repeats;
+        self.progress.scenario(self.index, self.total, &s.id, repeats);
+        let Some(&port) = subject.ports().get(s.port_name()) else {
+            let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
+            return self.write(self.row(s, 0, Err(e)));
+        };
+        let target = Target { host: "127.0.0.1".into(), port, tls: s.tls };
+        if let Err(e) = self.executor.verify(s, &target) {
+            return self.write(self.row(s, 0, Err(format!("verification failed: {e}"))));
+        }
+        if let Some(plan) = Plan::of(s, true) {
+            self.progress.phase(None);
+            self.progress.live().store(0, Ordering::Relaxed);
+            if let Err(e) = self.executor.measure(s, &plan, &target, self.progress.live()) {
+                return self.write(self.row(s, 0, Err(format!("warm-up failed: {e}"))));
+            }
+        }
+        let plan = Plan::of(s, false).expect("measured plan exists");
+        for repeat in 1..=repeats {
+            self.progress.phase(Some(repeat));
+            self.progress.live().store(0, Ordering::Relaxed);
+            let sampler = Sampler::start(subject.pid());
+            let own_before = machine::own_cpu_s();
+            let result = self.executor.measure(s, &plan, &target, self.progress.live());
+            let instrument_cpu_s = machine::own_cpu_s() - own_before;
+            let (cpu_s, rss_kb) = sampler.finish();
+            let row = match result {
+                Err(e) => self.row(s, repeat, Err(e)),
+                Ok(r) => self.row(s, repeat, Ok(metrics(&r, cpu_s, rss_kb, instrument_cpu_s))).with_errors(&r),
+            };
+            let failed = row.status == Status::Failed;
+            self.write(row)?;
+            if failed {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn row(&self, s: &Scenario, repeat: u32, outcome: Result<Metrics, String>) -> Measurement {
+        let spec = &self.suite.subjects[&s.subject];
+        let mut params: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+        params.insert("connections".into(), s.connections.into());
+        params.insert("streams".into(), s.streams.into());
+        params.insert("tls".into(), s.tls.into());
+        params.insert("method".into(), s.method.clone().into());
+        params.insert("path".into(), s.path.clone().into());
+        if let Some(n) = s.requests {
+            params.insert("requests".into(), n.into());
+        }
+        if let Some(d) = s.duration_s {
+            params.insert("duration_s".into(), d.into());
+        }
+        if let Some(r) = s.rate {
+            params.insert("rate".into(), r.into());
+        }
+        for (k, v) in &s.labels {
+            params.insert(k.clone(), v.clone().into());
+        }
+        let (status, error, metrics) = match outcome {
+            Ok(m) => (Status::Ok, None, m),
+            Err(e) => (Status::Failed, Some(e), Metrics::default()),
+        };
+        Measurement {
+            schema_version: SCHEMA_VERSION,
+            run_id: self.opts.run_id.clone(),
+            suite: self.suite.name.clone(),
+            scenario: s.id.clone(),
+            subject: s.subject.clone(),
+            lang: spec.lang.clone(),
+            protocol: Some(s.driver.clone()),
+            format: None,
+            params,
+            repeat,
+            status,
+            error,
+            metrics,
+        }
+    }
+
+    fn write(&mut self, m: Measurement) -> Result<(), RunError> {
+        self.writer.append(&m)?;
+        self.progress.measured(&m);
+        Ok(())
+    }
+}
+
+trait WithErrors {
+    fn with_errors(self, r: &LoadResult) -> Self;
+}
+
+impl WithErrors for Measurement {
+    /// Too many wrong answers turn a repeat into a failed one, keeping its numbers.
+    fn with_errors(mut self, r: &LoadResult) -> Self {
+        let total = r.requests + r.errors;
+        if r.requests == 0 || (r.errors as f64) > MAX_ERROR_RATE * total as f64 {
+            self.status = Status::Failed;
+            self.error = Some(format!(
+                "{} of {} responses were wrong: {}",
+                r.errors,
+                total,
+                r.first_error.as_deref().unwrap_or("no response")
+            ));
+        }
+        self
+    }
+}
+
+fn metrics(r: &LoadResult, cpu_s: Option<f64>, rss_kb: Option<u64>, instrument_cpu_s: f64) -> Metrics {
+    let secs = r.duration.as_secs_f64();
+    Metrics {
+        requests: Some(r.requests),
+        errors: Some(r.errors),
+        duration_s: Some(secs),
+        rps: Some(if secs > 0.0 { r.requests as f64 / secs } else { 0.0 }),
+        bytes_sent: Some(r.bytes_sent),
+        bytes_received: Some(r.bytes_received),
+        latency_us: Some(r.latency.clone()),
+        cpu_s,
+        rss_kb,
+        instrument_cpu_s: Some(instrument_cpu_s),
+        instrument_bound: cpu_s.map(|s| instrument_cpu_s > s),
+        ..Default::default()
+    }
+}
+
+/// Samples a subject's CPU time (difference over the measurement) and peak RSS (polled every
+/// 20 ms on a thread, since VmHWM would be the peak of the whole process lifetime).
+struct Sampler {
+    pid: Option<u32>,
+    cpu_before: Option<f64>,
+    done: std::sync::Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<u64>>,
+}
+
+impl Sampler {
+    fn start(pid: Option<u32>) -> Sampler {
+        let done = std::sync::Arc::new(AtomicBool::new(false));
+        let thread = pid.map(|pid| {
+            let done = done.clone();
+            std::thread::spawn(move || {
+                let mut peak = 0;
+                loop {
+                    peak = peak.max(machine::process_rss_kb(pid).unwrap_or(0));
+                    if done.load(Ordering::Relaxed) {
+                        return peak;
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            })
+        });
+        Sampler { pid, cpu_before: pid.and_then(machine::process_cpu_s), done, thread }
+    }
+
+    fn finish(mut self) -> (Option<f64>, Option<u64>) {
+        self.done.store(true, Ordering::Relaxed);
+        let rss = self.thread.take().and_then(|t| t.join().ok()).filter(|&kb| kb > 0);
+        let cpu = match (self.cpu_before, self.pid.and_then(machine::process_cpu_s)) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        };
+        (cpu, rss)
+    }
+}
+
+/// `results/<UTC-timestamp>-<suite>` under `base`.
+pub fn results_dir(base: &Path, stamp: &str, suite: &str) -> PathBuf {
+    base.join(format!("{stamp}-{suite}"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,195 @@
+//! A whole run with a mock launcher and a mock executor that "measures" known numbers exactly
+//! (hyperfine's MockExecutor): the rows written must follow from those numbers alone.
+
+use super::*;
+use crate::results::Results;
+use crate::supervisor::SupervisorError;
+use std::cell::Cell;
+
+const SUITE: &str = r#"
+[subjects.good]
+lang = "rust"
+command = ["good"]
+ports = { plain = "--port", tls = "--tls-port" }
+health = { path = "/health" }
+
+[subjects.broken]
+lang = "go"
+command = ["broken"]
+ports = { plain = "--port" }
+health = { path = "/health" }
+
+[scenario_defaults]
+connections = 2
+requests = 1000
+warmup_requests = 100
+
+[[scenarios]]
+id = "fast"
+subject = "good"
+driver = "mock"
+path = "/fast"
+labels = { payload = "1KB" }
+
+[[scenarios]]
+id = "wrong-bytes"
+subject = "good"
+driver = "mock"
+path = "/wrong"
+
+[[scenarios]]
+id = "flaky"
+subject = "good"
+driver = "mock"
+path = "/flaky"
+
+[[scenarios]]
+id = "dead"
+subject = "broken"
+driver = "mock"
+path = "/x"
+"#;
+
+struct MockSubject(BTreeMap<String, u16>);
+
+impl RunningSubject for MockSubject {
+    fn ports(&self) -> &BTreeMap<String, u16> {
+        &self.0
+    }
+    fn pid(&self) -> Option<u32> {
+        None
+    }
+    fn stop(&mut self) {}
+}
+
+struct MockLauncher;
+
+impl Launcher for MockLauncher {
+    fn start(&self, name: &str, _: &crate::suite::SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        if name == "broken" {
+            return Err(SupervisorError::Exited { subject: name.into(), status: "exit status: 1".into(), tail: "boom".into() });
+        }
+        Ok(Box::new(MockSubject([("plain".to_string(), 1111), ("tls".to_string(), 2222)].into())))
+    }
+}
+
+/// Each request of `/fast` takes exactly 100 µs on one stream; `/flaky` answers 5 % wrong.
+#[derive(Default)]
+struct MockExecutor {
+    measured: Cell<u32>,
+}
+
+impl Executor for MockExecutor {
+    fn verify(&self, s: &Scenario, _: &Target) -> Result<(), String> {
+        if s.path == "/wrong" {
+            return Err("body is 10 bytes, expected 1024".into());
+        }
+        Ok(())
+    }
+
+    fn measure(&self, s: &Scenario, plan: &Plan, t: &Target, live: &AtomicU64) -> Result<LoadResult, String> {
+        assert_eq!(t.port, 1111);
+        self.measured.set(self.measured.get() + 1);
+        let Stop::Requests(n) = plan.stop else { panic!("mock suite uses request counts") };
+        live.fetch_add(n, Ordering::Relaxed);
+        let errors = if s.path == "/flaky" { n / 20 } else { 0 };
+        Ok(LoadResult {
+            requests: n - errors,
+            errors,
+            duration: Duration::from_micros(100 * n / u64::from(plan.connections)),
+            bytes_sent: 10 * n,
+            bytes_received: 1024 * n,
+            latency: Latency { min: 90, p50: 100, p90: 110, p99: 150, p999: 200, max: 300, mean: 101.0, curve: vec![] },
+            first_error: (errors > 0).then(|| "status 500, expected 200".into()),
+        })
+    }
+}
+
+fn fixed_clock() -> String {
+    "2026-01-01T00:00:01Z".into()
+}
+
+#[test]
+fn whole_run_writes_exactly_what_the_mock_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut suite = Suite::parse(SUITE, "mock.toml").unwrap();
+    suite.name = "mock".into();
+    suite.check("mock.toml", &["mock"]).unwrap();
+    let opts = RunOptions {
+        run_id: "run-1".into(),
+        started_at: "2026-01-01T00:00:00Z".into(),
+        suite_file: "mock.toml".into(),
+        profile_name: "quick".into(),
+        profile: suite.profile("quick").unwrap(),
+        only: None,
+        out_dir: dir.path().join("out"),
+        cpus: CpuSets::default(),
+        versions: BTreeMap::new(),
+        git_revision: None,
+        clock: fixed_clock,
+    };
+    let exec = MockExecutor::default();
+    let out = run(&suite, &opts, &MockLauncher, &exec, &NoProgress::default()).unwrap();
+    let results = Results::read(&out).unwrap();
+    assert_eq!(results.run.finished_at.as_deref(), Some("2026-01-01T00:00:01Z"));
+
+    let rows: Vec<(&str, u32, Status)> =
+        results.measurements.iter().map(|m| (m.scenario.as_str(), m.repeat, m.status)).collect();
+    assert_eq!(
+        rows,
+        vec![
+            ("fast", 1, Status::Ok),
+            ("fast", 2, Status::Ok),
+            ("fast", 3, Status::Ok),
+            ("wrong-bytes", 0, Status::Failed),
+            ("flaky", 1, Status::Failed),
+            ("dead", 0, Status::Failed),
+        ]
+    );
+    // fast: warm-up + 3 repeats; flaky: warm-up + 1 failed repeat.
+    assert_eq!(exec.measured.get(), 6);
+
+    let fast = &results.measurements[0];
+    assert_eq!(fast.metrics.requests, Some(1000));
+    assert_eq!(fast.metrics.duration_s, Some(0.05));
+    assert_eq!(fast.metrics.rps, Some(20_000.0));
+    assert_eq!(fast.metrics.latency_us.as_ref().unwrap().p99, 150);
+    assert_eq!(fast.params["payload"], "1KB");
+    assert_eq!(fast.params["connections"], 2);
+    assert_eq!(fast.lang, "rust");
+    assert_eq!(results.measurements[3].error.as_deref(), Some("verification failed: body is 10 bytes, expected 1024"));
+    assert_eq!(
+        results.measurements[4].error.as_deref(),
+        Some("50 of 1000 responses were wrong: status 500, expected 200")
+    );
+    let dead = results.measurements[5].error.as_deref().unwrap();
+    assert!(dead.starts_with("subject `broken` exited with exit status: 1"), "{dead}");
+
+    let summaries = results.summaries();
+    let fast = &summaries[0];
+    assert_eq!(fast.ok_repeats, 3);
+    assert_eq!(fast.get("rps").unwrap().median, 20_000.0);
+    assert_eq!(fast.get("rps").unwrap().ci, Some((20_000.0, 20_000.0)));
+}
+
+#[test]
+fn only_glob_that_matches_nothing_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut suite = Suite::parse(SUITE, "mock.toml").unwrap();
+    suite.name = "mock".into();
+    let opts = RunOptions {
+        run_id: "r".into(),
+        started_at: String::new(),
+        suite_file: String::new(),
+        profile_name: "smoke".into(),
+        profile: suite.profile("smoke").unwrap(),
+        only: Some("nothing*".into()),
+        out_dir: dir.path().join("out"),
+        cpus: CpuSets::default(),
+        versions: BTreeMap::new(),
+        git_revision: None,
+        clock: fixed_clock,
+    };
+    let err = run(&suite, &opts, &MockLauncher, &MockExecutor::default(), &NoProgress::default()).unwrap_err();
+    assert_eq!(err.to_string(), "--only `nothing*` matches no scenario of suite `mock`");
+}

@@ -1,0 +1,225 @@
+//! The results schema: one `Measurement` per line of `measurements.jsonl`, one `RunInfo` in
+//! `run.json`. Every producer (the load engine, in-process harnesses in other languages) and every
+//! consumer (report, compare, browser viewer) goes through these types; `schemas/*.json` is
+//! generated from them (`wirebench schema`) and a test fails when the committed copy is stale.
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Bumped whenever a field changes meaning or is removed; adding an optional field keeps it.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One measured (or failed) repeat of one scenario: a line of `measurements.jsonl`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Measurement {
+    /// Always `SCHEMA_VERSION` of the writer.
+    pub schema_version: u32,
+    pub run_id: String,
+    pub suite: String,
+    pub scenario: String,
+    pub subject: String,
+    /// Language the subject is written in (`rust`, `go`, `java`, `ts`).
+    pub lang: String,
+    /// Load driver id (`http1`, `http2`, ...) for load scenarios.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// Serialization format id (`json`, `msgpack`, ...) for in-process harnesses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// The parameters this measurement ran with (connections, streams, tls, payload, ...).
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// 1-based repeat number; 0 marks a row that failed before any repeat ran.
+    pub repeat: u32,
+    pub status: Status,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default)]
+    pub metrics: Metrics,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Failed,
+}
+
+/// What was measured. Every field is optional because load scenarios and in-process harnesses
+/// report different subsets; units are in the names.
+// No deny_unknown_fields here: `extra` (flatten) takes every other key, as long as it is a number.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Metrics {
+    /// Completed requests (responses with the expected status and size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+    /// Requests that failed: I/O error, wrong status or wrong body size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// Completed requests per second of the measured interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps: Option<f64>,
+    /// Bytes written to / read from the sockets (TLS records included when TLS is on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_sent: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_received: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_us: Option<Latency>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serialize_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deserialize_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size_bytes: Option<u64>,
+    /// CPU seconds (user + system) the subject used during the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_s: Option<f64>,
+    /// Peak resident set of the subject during the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rss_kb: Option<u64>,
+    /// CPU seconds the instrument itself used during the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instrument_cpu_s: Option<f64>,
+    /// True when the instrument used more CPU than the subject: the number may measure the
+    /// instrument rather than the subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instrument_bound: Option<bool>,
+    /// Further numeric metrics of in-process harnesses (`size_gzip_bytes`, `alloc_bytes`, ...).
+    #[serde(default, flatten)]
+    pub extra: BTreeMap<String, f64>,
+}
+
+/// Latency distribution from an HDR histogram, in microseconds. In the open model the latency
+/// is measured from each request's intended send time (corrected for coordinated omission).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    pub mean: f64,
+    /// (percentile, latency_us) points of the percentile curve, for charts.
+    #[serde(default)]
+    pub curve: Vec<(f64, u64)>,
+}
+
+/// `run.json`: what ran, where, with which versions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunInfo {
+    pub schema_version: u32,
+    pub run_id: String,
+    pub suite: String,
+    pub suite_file: String,
+    pub profile: String,
+    pub repeats: u32,
+    pub started_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<String>,
+    pub git_revision: Option<String>,
+    pub machine: Machine,
+    /// Tool and library versions (`wirebench`, `rustc`, `hyper`, ...).
+    pub versions: BTreeMap<String, String>,
+    pub cpus: CpuSets,
+    /// The `--only` filter, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only: Option<String>,
+    /// The suite as it ran (profile applied), so a report can be re-rendered without the file.
+    pub parameters: serde_json::Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Machine {
+    pub cpu_model: String,
+    pub cores: usize,
+    pub kernel: String,
+    pub os: String,
+    pub memory_kb: u64,
+}
+
+/// CPU sets the subject and the load engine were pinned to (empty = not pinned).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuSets {
+    pub subject: Vec<usize>,
+    pub load: Vec<usize>,
+}
+
+/// The JSON Schema documents published under `schemas/`, by file name.
+pub fn json_schemas() -> Vec<(&'static str, String)> {
+    let pretty = |s: schemars::Schema| serde_json::to_string_pretty(&s).expect("schema serializes") + "\n";
+    vec![
+        ("measurement.schema.json", pretty(schemars::schema_for!(Measurement))),
+        ("run.schema.json", pretty(schemars::schema_for!(RunInfo))),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Measurement {
+        Measurement {
+            schema_version: SCHEMA_VERSION,
+            run_id: "r".into(),
+            suite: "smoke".into(),
+            scenario: "s".into(),
+            subject: "rest".into(),
+            lang: "rust".into(),
+            protocol: Some("http1".into()),
+            format: None,
+            params: BTreeMap::new(),
+            repeat: 1,
+            status: Status::Ok,
+            error: None,
+            metrics: Metrics {
+                rps: Some(10.0),
+                extra: [("size_gzip_bytes".to_string(), 5.0)].into(),
+                ..Default::default()
+            },
+        }
+    }
+
+    #[test]
+    fn measurement_round_trips_through_json_with_extra_metrics() {
+        let m = sample();
+        let line = serde_json::to_string(&m).unwrap();
+        assert!(line.contains("\"size_gzip_bytes\":5.0"), "{line}");
+        assert_eq!(serde_json::from_str::<Measurement>(&line).unwrap(), m);
+    }
+
+    #[test]
+    fn committed_schemas_are_up_to_date() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas");
+        for (name, text) in json_schemas() {
+            if std::env::var_os("WIREBENCH_BLESS").is_some() {
+                std::fs::write(dir.join(name), &text).unwrap();
+            }
+            let committed = std::fs::read_to_string(dir.join(name))
+                .unwrap_or_else(|_| panic!("schemas/{name} missing: run `make schemas`"));
+            assert_eq!(committed, text, "schemas/{name} is stale: run `make schemas`");
+        }
+    }
+
+    #[test]
+    fn output_validates_against_published_schema_and_bad_output_does_not() {
+        let (_, text) = &json_schemas()[0];
+        let schema: serde_json::Value = serde_json::from_str(text).unwrap();
+        let validator = jsonschema::validator_for(&schema).unwrap();
+        let good = serde_json::to_value(sample()).unwrap();
+        assert!(validator.is_valid(&good));
+        let mut bad = good.clone();
+        bad["status"] = "maybe".into();
+        assert!(!validator.is_valid(&bad));
+    }
+}

@@ -1,0 +1,90 @@
+//! Statistics over repeats: median, mean, a 95 % Student-t confidence interval of the mean and
+//! the coefficient of variation. docs/METHODOLOGY.md explains the choice.
+
+use serde::{Deserialize, Serialize};
+
+/// A coefficient of variation above this is flagged as noisy in the report.
+pub const NOISY_CV: f64 = 0.10;
+
+/// Summary of one metric over the repeats of one scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub n: usize,
+    pub median: f64,
+    pub mean: f64,
+    /// 95 % confidence interval of the mean; `None` with fewer than two repeats.
+    pub ci: Option<(f64, f64)>,
+    /// Sample standard deviation ÷ mean; `None` with fewer than two repeats.
+    pub cv: Option<f64>,
+}
+
+impl Summary {
+    pub fn of(values: &[f64]) -> Option<Summary> {
+        let n = values.len();
+        if n == 0 {
+            return None;
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+        let mean = values.iter().sum::<f64>() / n as f64;
+        if n < 2 {
+            return Some(Summary { n, median, mean, ci: None, cv: None });
+        }
+        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        let sd = var.sqrt();
+        let half = t95(n - 1) * sd / (n as f64).sqrt();
+        let cv = if mean != 0.0 { Some(sd / mean.abs()) } else { None };
+        Some(Summary { n, median, mean, ci: Some((mean - half, mean + half)), cv })
+    }
+
+    pub fn noisy(&self) -> bool {
+        self.cv.is_some_and(|cv| cv > NOISY_CV)
+    }
+}
+
+/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
+fn t95(df: usize) -> f64 {
+    // Standard table values; past 30 the normal quantile is within 2 %.
+    const TABLE: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => TABLE[df - 1],
+        31..=60 => 2.000,
+        _ => 1.960,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_known_values() {
+        let s = Summary::of(&[10.0, 12.0, 14.0]).unwrap();
+        assert_eq!((s.n, s.median, s.mean), (3, 12.0, 12.0));
+        let (lo, hi) = s.ci.unwrap();
+        // sd = 2, half-width = 4.303 * 2 / sqrt(3) = 4.969
+        assert!((lo - 7.031).abs() < 1e-3 && (hi - 16.969).abs() < 1e-3, "{lo} {hi}");
+        assert!((s.cv.unwrap() - 2.0 / 12.0).abs() < 1e-9);
+        assert!(s.noisy());
+    }
+
+    #[test]
+    fn one_value_has_no_interval_and_even_count_median_averages() {
+        let s = Summary::of(&[5.0]).unwrap();
+        assert_eq!((s.median, s.ci, s.cv), (5.0, None, None));
+        assert!(!s.noisy());
+        assert_eq!(Summary::of(&[1.0, 2.0, 3.0, 10.0]).unwrap().median, 2.5);
+        assert!(Summary::of(&[]).is_none());
+    }
+
+    #[test]
+    fn steady_values_are_not_noisy() {
+        let s = Summary::of(&[100.0, 101.0, 99.0, 100.0]).unwrap();
+        assert!(!s.noisy());
+    }
+}

@@ -1,0 +1,469 @@
+//! Suites: the TOML files under `suites/` that name subjects, scenarios, profiles and claims.
+//! Parsing turns any mistake into one line naming the file, the key and what is wrong.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// A suite as written in its file, with `[scenario_defaults]` already merged into each scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Suite {
+    /// File stem, filled in by `load`.
+    #[serde(default, skip_deserializing)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "default_profile")]
+    pub default_profile: String,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Profile>,
+    #[serde(default)]
+    pub subjects: BTreeMap<String, SubjectSpec>,
+    /// Keys every scenario inherits unless it sets them itself (merged before parsing).
+    #[serde(default, skip_serializing)]
+    pub scenario_defaults: Option<toml::Table>,
+    #[serde(default)]
+    pub scenarios: Vec<Scenario>,
+    #[serde(default)]
+    pub claims: Vec<Claim>,
+}
+
+fn default_profile() -> String {
+    "quick".into()
+}
+
+/// How much work one run does: repeats and a scale on request counts and durations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    pub repeats: u32,
+    /// Multiplies `requests`, `warmup_requests`, `duration_s` and `warmup_s` of every scenario.
+    #[serde(default = "one")]
+    pub scale: f64,
+    /// Caps `connections` (smoke runs stay light).
+    #[serde(default)]
+    pub max_connections: Option<u32>,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// A process to measure, described as data (TechEmpower's benchmark_config.json).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubjectSpec {
+    /// Language the subject is written in; recorded with every measurement.
+    pub lang: String,
+    /// argv of the subject, run directly (no shell) so it gets the runner's death signal.
+    pub command: Vec<String>,
+    /// argv run once before the first start (e.g. `cargo build --release -p ...`).
+    #[serde(default)]
+    pub build: Option<Vec<String>>,
+    /// Working directory, relative to the project root (default: the root).
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// Named ports and the flag that passes each: `{ plain = "--port", tls = "--tls-port" }`.
+    pub ports: BTreeMap<String, String>,
+    /// Ports to use instead of free ones, by name (otherwise a free loopback port is picked).
+    #[serde(default)]
+    pub fixed_ports: BTreeMap<String, u16>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    pub health: Health,
+    #[serde(default = "default_ready_timeout")]
+    pub ready_timeout_s: f64,
+}
+
+fn default_ready_timeout() -> f64 {
+    30.0
+}
+
+/// Readiness: an HTTP/1.1 GET on a named port answering 200.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Health {
+    #[serde(default = "default_port_name")]
+    pub port: String,
+    pub path: String,
+}
+
+fn default_port_name() -> String {
+    "plain".into()
+}
+
+/// One row of the report: a driver sending one request shape at one subject.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub id: String,
+    pub subject: String,
+    /// Load driver id from the load engine's registry (`http1`, `http2`, ...).
+    pub driver: String,
+    /// Connect to the subject's `tls` port with TLS (ALPN picks the HTTP version).
+    #[serde(default)]
+    pub tls: bool,
+    #[serde(default = "default_method")]
+    pub method: String,
+    pub path: String,
+    /// Request body of this many bytes (deterministic filler), for POST/PUT.
+    #[serde(default)]
+    pub body_bytes: Option<usize>,
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    /// Concurrent connections (`h2load -c`).
+    pub connections: u32,
+    /// Concurrent streams per connection (`h2load -m`); 1 for HTTP/1.1.
+    #[serde(default = "one_u32")]
+    pub streams: u32,
+    /// Stop after this many requests in total (`-n`) ...
+    #[serde(default)]
+    pub requests: Option<u64>,
+    /// ... or after this many seconds.
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    /// Open model: requests per second at a constant arrival rate (latency corrected for
+    /// coordinated omission). Absent: closed model, each stream sends as soon as it is answered.
+    #[serde(default)]
+    pub rate: Option<f64>,
+    #[serde(default)]
+    pub warmup_requests: Option<u64>,
+    #[serde(default)]
+    pub warmup_s: Option<f64>,
+    #[serde(default)]
+    pub expect: Expect,
+    /// Free-form labels for grouping in the report (`api`, `payload`, `transport`, ...).
+    #[serde(default)]
+    pub labels: BTreeMap<String, String>,
+}
+
+fn default_method() -> String {
+    "GET".into()
+}
+
+fn one_u32() -> u32 {
+    1
+}
+
+/// What a correct response looks like; checked before timing and counted during it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    #[serde(default = "ok_status")]
+    pub status: u16,
+    #[serde(default)]
+    pub body_bytes: Option<u64>,
+    /// Lower-case hex SHA-256 of the whole body.
+    #[serde(default)]
+    pub body_sha256: Option<String>,
+}
+
+fn ok_status() -> u16 {
+    200
+}
+
+impl Default for Expect {
+    fn default() -> Self {
+        Expect { status: 200, body_bytes: None, body_sha256: None }
+    }
+}
+
+/// A published finding and the measured expression that tests it:
+/// `metric(numerator) [/ metric(denominator)] <op> threshold`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    pub id: String,
+    pub text: String,
+    /// What the study reported, as it reported it.
+    pub published: String,
+    #[serde(default)]
+    pub published_value: Option<f64>,
+    /// Where the study's own arithmetic or wording is off.
+    #[serde(default)]
+    pub note: Option<String>,
+    pub metric: String,
+    pub numerator: String,
+    #[serde(default)]
+    pub denominator: Option<String>,
+    pub op: Op,
+    pub threshold: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Op {
+    #[serde(rename = ">")]
+    Greater,
+    #[serde(rename = "<")]
+    Less,
+}
+
+/// A suite file that can't be used; `Display` is the one line a user sees.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error("{file}: cannot read: {source}")]
+    Read { file: String, source: std::io::Error },
+    #[error("{file}: {key}: {message}")]
+    Invalid { file: String, key: String, message: String },
+}
+
+/// Metrics a claim may name, with where they come from.
+pub const CLAIM_METRICS: &[&str] =
+    &["rps", "p50_us", "p99_us", "duration_s", "cpu_s", "serialize_ns", "deserialize_ns", "size_bytes"];
+
+impl Suite {
+    /// Reads and checks a suite file. `drivers` are the ids the load engine knows.
+    pub fn load(path: &Path, drivers: &[&str]) -> Result<Suite, SuiteError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read { file: file.clone(), source })?;
+        let mut suite = Suite::parse(&text, &file)?;
+        suite.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        suite.check(&file, drivers)?;
+        Ok(suite)
+    }
+
+    /// Parses TOML text; errors carry the dotted path of the offending key.
+    pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteError> {
+        let invalid = |key: String, message: String| SuiteError::Invalid { file: file.to_string(), key, message };
+        let mut table: toml::Table =
+            text.parse().map_err(|e: toml::de::Error| invalid(location(text, e.span()), one_line(e.message())))?;
+        merge_scenario_defaults(&mut table);
+        let value = toml::Value::Table(table);
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let key = e.path().to_string();
+            invalid(if key == "." { "(top level)".into() } else { key }, one_line(&e.inner().to_string()))
+        })
+    }
+
+    /// Cross-references that serde can't check: names that must exist, numbers that must be > 0.
+    pub fn check(&self, file: &str, drivers: &[&str]) -> Result<(), SuiteError> {
+        let bad = |key: String, message: String| Err(SuiteError::Invalid { file: file.to_string(), key, message });
+        for (name, s) in &self.subjects {
+            if s.command.is_empty() {
+                return bad(format!("subjects.{name}.command"), "must name a program".into());
+            }
+            if !s.ports.contains_key(&s.health.port) {
+                return bad(format!("subjects.{name}.health.port"), format!("no port named `{}` in ports", s.health.port));
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, sc) in self.scenarios.iter().enumerate() {
+            let key = |k: &str| format!("scenarios[{i}].{k}");
+            if !seen.insert(&sc.id) {
+                return bad(key("id"), format!("`{}` is used twice", sc.id));
+            }
+            let Some(subject) = self.subjects.get(&sc.subject) else {
+                return bad(key("subject"), format!("no subject named `{}`", sc.subject));
+            };
+            if !drivers.contains(&sc.driver.as_str()) {
+                return bad(key("driver"), format!("unknown driver `{}`; known: {}", sc.driver, drivers.join(", ")));
+            }
+            if sc.tls && !subject.ports.contains_key("tls") {
+                return bad(key("tls"), format!("subject `{}` has no port named `tls`", sc.subject));
+            }
+            if sc.connections == 0 {
+                return bad(key("connections"), "must be at least 1".into());
+            }
+            if sc.streams == 0 {
+                return bad(key("streams"), "must be at least 1".into());
+            }
+            match (sc.requests, sc.duration_s) {
+                (None, None) | (Some(_), Some(_)) => {
+                    return bad(key("requests"), "set exactly one of `requests` and `duration_s`".into())
+                }
+                (Some(0), _) => return bad(key("requests"), "must be at least 1".into()),
+                (_, Some(d)) if d <= 0.0 => return bad(key("duration_s"), "must be positive".into()),
+                _ => {}
+            }
+            if matches!(sc.rate, Some(r) if r <= 0.0) {
+                return bad(key("rate"), "must be positive".into());
+            }
+            if !sc.path.starts_with('/') {
+                return bad(key("path"), "must start with /".into());
+            }
+        }
+        for (name, p) in &self.profiles {
+            if p.repeats == 0 || p.scale <= 0.0 {
+                return bad(format!("profiles.{name}"), "repeats and scale must be positive".into());
+            }
+        }
+        if !self.profiles.is_empty() && !self.profiles.contains_key(&self.default_profile) {
+            return bad("default_profile".into(), format!("no profile named `{}`", self.default_profile));
+        }
+        for (i, c) in self.claims.iter().enumerate() {
+            for (k, id) in [("numerator", Some(&c.numerator)), ("denominator", c.denominator.as_ref())] {
+                if let Some(id) = id {
+                    if !self.scenarios.iter().any(|s| &s.id == id) {
+                        return bad(format!("claims[{i}].{k}"), format!("no scenario named `{id}`"));
+                    }
+                }
+            }
+            if !CLAIM_METRICS.contains(&c.metric.as_str()) {
+                return bad(format!("claims[{i}].metric"), format!("unknown metric `{}`; known: {}", c.metric, CLAIM_METRICS.join(", ")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The profile by name, or the built-in one (`smoke` 1 repeat at 5 %, `quick` 3, `full` 10).
+    pub fn profile(&self, name: &str) -> Option<Profile> {
+        if let Some(p) = self.profiles.get(name) {
+            return Some(p.clone());
+        }
+        let (repeats, scale) = match name {
+            "smoke" => (1, 0.05),
+            "quick" => (3, 1.0),
+            "full" => (10, 1.0),
+            _ => return None,
+        };
+        Some(Profile { repeats, scale, max_connections: None })
+    }
+
+    /// Scenarios selected by an optional glob on their id, with the profile applied.
+    pub fn plan(&self, profile: &Profile, only: Option<&glob::Pattern>) -> Vec<Scenario> {
+        self.scenarios
+            .iter()
+            .filter(|s| only.is_none_or(|p| p.matches(&s.id)))
+            .map(|s| s.scaled(profile))
+            .collect()
+    }
+}
+
+impl Scenario {
+    /// The scenario with the profile's scale and connection cap applied. At least one request
+    /// per stream survives scaling so every stream is exercised.
+    pub fn scaled(&self, profile: &Profile) -> Scenario {
+        let mut s = self.clone();
+        if let Some(cap) = profile.max_connections {
+            s.connections = s.connections.min(cap);
+        }
+        let floor = u64::from(s.connections) * u64::from(s.streams);
+        let scale = |n: u64| ((n as f64 * profile.scale).round() as u64).max(floor);
+        s.requests = s.requests.map(scale);
+        s.warmup_requests = s.warmup_requests.map(scale);
+        s.duration_s = s.duration_s.map(|d| d * profile.scale);
+        s.warmup_s = s.warmup_s.map(|d| d * profile.scale);
+        s
+    }
+
+    /// Port name this scenario connects to.
+    pub fn port_name(&self) -> &'static str {
+        if self.tls {
+            "tls"
+        } else {
+            "plain"
+        }
+    }
+}
+
+/// Resolves `protocols` to `<suites_dir>/protocols.toml`; a path with a slash or `.toml` is used as is.
+pub fn resolve(name_or_path: &str, suites_dir: &Path) -> PathBuf {
+    if name_or_path.contains('/') || name_or_path.ends_with(".toml") {
+        PathBuf::from(name_or_path)
+    } else {
+        suites_dir.join(format!("{name_or_path}.toml"))
+    }
+}
+
+fn merge_scenario_defaults(table: &mut toml::Table) {
+    let Some(toml::Value::Table(defaults)) = table.get("scenario_defaults").cloned() else { return };
+    if let Some(toml::Value::Array(scenarios)) = table.get_mut("scenarios") {
+        for sc in scenarios.iter_mut() {
+            if let toml::Value::Table(sc) = sc {
+                for (k, v) in &defaults {
+                    sc.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+            }
+        }
+    }
+}
+
+fn location(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    match span {
+        Some(span) => format!("line {}", text[..span.start.min(text.len())].lines().count().max(1)),
+        None => "(syntax)".into(),
+    }
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+        [subjects.rest]
+        lang = "rust"
+        command = ["srv"]
+        ports = { plain = "--port" }
+        health = { path = "/health" }
+
+        [scenario_defaults]
+        connections = 4
+        requests = 100
+
+        [[scenarios]]
+        id = "a"
+        subject = "rest"
+        driver = "http1"
+        path = "/x"
+
+        [[claims]]
+        id = "c"
+        text = "t"
+        published = "p"
+        metric = "rps"
+        numerator = "a"
+        op = ">"
+        threshold = 1.0
+    "#;
+
+    fn parse(text: &str) -> Result<Suite, String> {
+        let s = Suite::parse(text, "s.toml").map_err(|e| e.to_string())?;
+        s.check("s.toml", &["http1", "http2"]).map_err(|e| e.to_string())?;
+        Ok(s)
+    }
+
+    #[test]
+    fn defaults_are_merged_into_scenarios() {
+        let s = parse(GOOD).unwrap();
+        assert_eq!(s.scenarios[0].connections, 4);
+        assert_eq!(s.scenarios[0].requests, Some(100));
+        assert_eq!(s.scenarios[0].method, "GET");
+        assert_eq!(s.claims[0].op, Op::Greater);
+    }
+
+    #[test]
+    fn mistakes_give_one_line_naming_file_and_key() {
+        let cases = [
+            (GOOD.replace("connections = 4", "connections = \"four\""), "s.toml: scenarios[0].connections: invalid type"),
+            (GOOD.replace("driver = \"http1\"", "driver = \"carrier-pigeon\""), "s.toml: scenarios[0].driver: unknown driver `carrier-pigeon`"),
+            (GOOD.replace("subject = \"rest\"", "subject = \"nope\""), "s.toml: scenarios[0].subject: no subject named `nope`"),
+            (GOOD.replace("path = \"/x\"", "path = \"/x\"\ncolour = 1"), "s.toml: scenarios[0].colour: unknown field `colour`"),
+            (GOOD.replace("requests = 100", ""), "s.toml: scenarios[0].requests: set exactly one"),
+            (GOOD.replace("numerator = \"a\"", "numerator = \"zz\""), "s.toml: claims[0].numerator: no scenario named `zz`"),
+            (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
+        ];
+        for (text, want) in cases {
+            let err = parse(&text).unwrap_err();
+            assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
+            assert!(!err.contains('\n'), "not one line: {err}");
+        }
+    }
+
+    #[test]
+    fn profile_scales_requests_but_keeps_one_per_stream() {
+        let s = parse(GOOD).unwrap();
+        let smoke = s.profile("smoke").unwrap();
+        let planned = s.plan(&smoke, None);
+        assert_eq!(planned[0].requests, Some(5));
+        let tiny = Profile { repeats: 1, scale: 0.0001, max_connections: Some(2) };
+        let planned = s.plan(&tiny, None);
+        assert_eq!((planned[0].connections, planned[0].requests), (2, Some(2)));
+        assert!(s.plan(&smoke, Some(&glob::Pattern::new("b*").unwrap())).is_empty());
+    }
+}

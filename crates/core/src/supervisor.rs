@@ -1,0 +1,340 @@
+//! The subject supervisor: builds and starts a subject on free loopback ports, waits until its
+//! health check answers, and stops it (TERM, then KILL). Subjects never outlive the runner: each
+//! runs in its own process group with `PR_SET_PDEATHSIG`, so even a SIGKILL of the runner ends it.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::suite::SubjectSpec;
+
+/// How often readiness is polled while waiting (bounded by the subject's `ready_timeout_s`).
+const READY_POLL: Duration = Duration::from_millis(25);
+/// How long a subject gets to exit after SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+/// Lines of the subject's stderr shown when it fails.
+const TAIL_LINES: usize = 8;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SupervisorError {
+    #[error("subject `{subject}`: port {port} ({name}) is taken: free it or remove it from fixed_ports")]
+    PortTaken { subject: String, name: String, port: u16 },
+    #[error("subject `{subject}`: cannot start `{program}`: {source}{hint}")]
+    Spawn { subject: String, program: String, source: std::io::Error, hint: String },
+    #[error("subject `{subject}`: build `{command}` failed: {tail}")]
+    Build { subject: String, command: String, tail: String },
+    #[error("subject `{subject}` exited with {status} before it was ready; last stderr: {tail}")]
+    Exited { subject: String, status: String, tail: String },
+    #[error("subject `{subject}` not ready after {timeout_s} s (GET {url}); last stderr: {tail}")]
+    NotReady { subject: String, timeout_s: f64, url: String, tail: String },
+    #[error("cannot pick a free port: {0}")]
+    NoPort(std::io::Error),
+}
+
+/// A subject the runner can start; implemented by `Supervisor` and by mocks in tests.
+pub trait Launcher {
+    fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError>;
+}
+
+/// A started, ready subject.
+pub trait RunningSubject {
+    /// Port number by name (`plain`, `tls`, ...).
+    fn ports(&self) -> &BTreeMap<String, u16>;
+    /// Process id for CPU and memory sampling; `None` for mocks.
+    fn pid(&self) -> Option<u32>;
+    /// Stops the subject; also done on drop.
+    fn stop(&mut self);
+}
+
+/// Starts real processes.
+pub struct Supervisor {
+    /// Project root: commands and working directories are relative to it.
+    pub root: PathBuf,
+    /// Where each subject's stderr goes (`subject-<name>.log`).
+    pub log_dir: PathBuf,
+    /// CPUs the subject is pinned to (empty: not pinned).
+    pub cpus: Vec<usize>,
+}
+
+impl Supervisor {
+    /// Runs the subject's build step, if it has one.
+    pub fn build(&self, name: &str, spec: &SubjectSpec) -> Result<(), SupervisorError> {
+        let Some(argv) = &spec.build else { return Ok(()) };
+        let command = argv.join(" ");
+        let out = Command::new(&argv[0])
+            .args(&argv[1..])
+            .current_dir(self.workdir(spec))
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| SupervisorError::Build { subject: name.into(), command: command.clone(), tail: e.to_string() })?;
+        if !out.status.success() {
+            let text = String::from_utf8_lossy(&out.stderr);
+            return Err(SupervisorError::Build { subject: name.into(), command, tail: tail(&text) });
+        }
+        Ok(())
+    }
+
+    fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
+        match &spec.workdir {
+            Some(w) => self.root.join(w),
+            None => self.root.clone(),
+        }
+    }
+}
+
+impl Launcher for Supervisor {
+    fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        let mut ports = BTreeMap::new();
+        for port_name in spec.ports.keys() {
+            let port = match spec.fixed_ports.get(port_name) {
+                Some(&port) => {
+                    if TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_err() {
+                        return Err(SupervisorError::PortTaken { subject: name.into(), name: port_name.clone(), port });
+                    }
+                    port
+                }
+                None => free_port()?,
+            };
+            ports.insert(port_name.clone(), port);
+        }
+        let workdir = self.workdir(spec);
+        let program = resolve_program(&spec.command[0], &workdir);
+        let log_path = self.log_dir.join(format!("subject-{name}.log"));
+        std::fs::create_dir_all(&self.log_dir).map_err(SupervisorError::NoPort)?;
+        let log = std::fs::File::create(&log_path).map_err(SupervisorError::NoPort)?;
+        let mut cmd = Command::new(&program);
+        cmd.args(&spec.command[1..]).current_dir(&workdir).envs(&spec.env);
+        for (port_name, flag) in &spec.ports {
+            cmd.arg(flag).arg(ports[port_name].to_string());
+        }
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log).process_group(0);
+        let cpus = self.cpus.clone();
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity, _exit) between
+        // fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                // The subject dies with the runner, even when the runner is SIGKILLed.
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The runner may have died before prctl took effect.
+                if libc::getppid() != parent {
+                    libc::_exit(1);
+                }
+                if !cpus.is_empty() {
+                    let mut set: libc::cpu_set_t = std::mem::zeroed();
+                    for &c in &cpus {
+                        libc::CPU_SET(c, &mut set);
+                    }
+                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn().map_err(|source| SupervisorError::Spawn {
+            subject: name.into(),
+            program: program.display().to_string(),
+            hint: if source.kind() == std::io::ErrorKind::NotFound && spec.build.is_some() {
+                " (was its build step skipped? run `make build`)".into()
+            } else {
+                String::new()
+            },
+            source,
+        })?;
+        let mut subject = Process { name: name.into(), child, ports, log_path, stopped: false };
+        subject.wait_ready(spec)?;
+        Ok(Box::new(subject))
+    }
+}
+
+fn resolve_program(program: &str, workdir: &Path) -> PathBuf {
+    if program.contains('/') {
+        workdir.join(program)
+    } else {
+        PathBuf::from(program)
+    }
+}
+
+fn free_port() -> Result<u16, SupervisorError> {
+    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(SupervisorError::NoPort)?;
+    Ok(l.local_addr().map_err(SupervisorError::NoPort)?.port())
+}
+
+struct Process {
+    name: String,
+    child: Child,
+    ports: BTreeMap<String, u16>,
+    log_path: PathBuf,
+    stopped: bool,
+}
+
+impl Process {
+    fn wait_ready(&mut self, spec: &SubjectSpec) -> Result<(), SupervisorError> {
+        let port = self.ports[&spec.health.port];
+        let url = format!("http://127.0.0.1:{port}{}", spec.health.path);
+        let deadline = Instant::now() + Duration::from_secs_f64(spec.ready_timeout_s);
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.stopped = true;
+                return Err(SupervisorError::Exited {
+                    subject: self.name.clone(),
+                    status: status.to_string(),
+                    tail: self.stderr_tail(),
+                });
+            }
+            if health_ok(port, &spec.health.path) {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                self.stop();
+                return Err(SupervisorError::NotReady {
+                    subject: self.name.clone(),
+                    timeout_s: spec.ready_timeout_s,
+                    url,
+                    tail: self.stderr_tail(),
+                });
+            }
+            std::thread::sleep(READY_POLL);
+        }
+    }
+
+    fn stderr_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log_path).unwrap_or_default();
+        let t = tail(&text);
+        if t.is_empty() {
+            format!("(empty; see {})", self.log_path.display())
+        } else {
+            t
+        }
+    }
+}
+
+/// The last lines of a text, joined with ` | ` so an error stays on one line.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].join(" | ")
+}
+
+/// One HTTP/1.1 GET; true on a 200 status line.
+fn health_ok(port: u16, path: &str) -> bool {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(500)) else { return false };
+    let _ = s.set_read_timeout(Some(Duration::from_secs(2)));
+    let req = format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    if s.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).is_ok() && head.starts_with(b"HTTP/1.") && &head[9..12] == b"200"
+}
+
+impl RunningSubject for Process {
+    fn ports(&self) -> &BTreeMap<String, u16> {
+        &self.ports
+    }
+
+    fn pid(&self) -> Option<u32> {
+        Some(self.child.id())
+    }
+
+    fn stop(&mut self) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        let pgid = self.child.id() as libc::pid_t;
+        // SAFETY: signalling our own child's process group.
+        unsafe { libc::kill(-pgid, libc::SIGTERM) };
+        let deadline = Instant::now() + STOP_GRACE;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                // Reap anything the subject left in its group.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Health;
+
+    fn spec(command: &[&str]) -> SubjectSpec {
+        SubjectSpec {
+            lang: "sh".into(),
+            command: command.iter().map(|s| s.to_string()).collect(),
+            build: None,
+            workdir: None,
+            ports: [("plain".to_string(), "--port".to_string())].into(),
+            fixed_ports: BTreeMap::new(),
+            env: BTreeMap::new(),
+            health: Health { port: "plain".into(), path: "/health".into() },
+            ready_timeout_s: 1.0,
+        }
+    }
+
+    fn supervisor() -> (tempfile::TempDir, Supervisor) {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Supervisor { root: dir.path().into(), log_dir: dir.path().into(), cpus: vec![] };
+        (dir, s)
+    }
+
+    #[test]
+    fn a_subject_that_exits_early_is_named_with_its_stderr() {
+        let (_d, s) = supervisor();
+        let sp = spec(&["sh", "-c", "echo cannot open database >&2; exit 3", "subject"]);
+        let err = s.start("db", &sp).err().unwrap().to_string();
+        assert!(err.starts_with("subject `db` exited with exit status: 3"), "{err}");
+        assert!(err.contains("cannot open database"), "{err}");
+    }
+
+    #[test]
+    fn a_subject_that_never_answers_times_out_and_is_killed() {
+        let (_d, s) = supervisor();
+        let sp = spec(&["sh", "-c", "sleep 30", "sleepy"]);
+        let t = Instant::now();
+        let err = s.start("sleepy", &sp).err().unwrap().to_string();
+        assert!(err.starts_with("subject `sleepy` not ready after 1 s"), "{err}");
+        assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn a_taken_fixed_port_is_reported() {
+        let (_d, s) = supervisor();
+        let taken = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).unwrap();
+        let port = taken.local_addr().unwrap().port();
+        let mut sp = spec(&["sleep", "30"]);
+        sp.fixed_ports.insert("plain".into(), port);
+        let err = s.start("x", &sp).err().unwrap().to_string();
+        assert_eq!(err, format!("subject `x`: port {port} (plain) is taken: free it or remove it from fixed_ports"));
+    }
+
+    #[test]
+    fn a_missing_program_is_a_spawn_error() {
+        let (_d, s) = supervisor();
+        let err = s.start("x", &spec(&["./no-such-binary"])).err().unwrap().to_string();
+        assert!(err.starts_with("subject `x`: cannot start"), "{err}");
+    }
+
+    #[test]
+    fn tail_keeps_last_lines_on_one_line() {
+        let text = (1..=20).map(|i| format!("l{i}")).collect::<Vec<_>>().join("\n");
+        assert_eq!(tail(&text), "l13 | l14 | l15 | l16 | l17 | l18 | l19 | l20");
+    }
+}
