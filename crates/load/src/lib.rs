@@ -1,1 +1,140 @@
-//! placeholder
+//! wirebench-load: the load engine. Drivers (one per protocol, registered in `DRIVERS`) open
+//! connections; one worker loop (`worker`) drives them under a stop condition and an optional
+//! rate; `LoadEngine` plugs the engine into the runner, verifying answers before timing them.
+
+pub mod driver;
+pub mod drivers;
+pub mod io;
+pub mod tls;
+pub mod worker;
+
+use std::sync::atomic::AtomicU64;
+use std::time::Duration;
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+use driver::{Driver, RequestSpec};
+use wirebench_core::runner::{Executor, LoadResult, Plan, Target};
+use wirebench_core::suite::Scenario;
+
+/// Every driver by id: the id is the suite's `driver`, the CLI's `--driver` and the report's column.
+pub const DRIVERS: &[(&str, &str, fn() -> Box<dyn Driver>)] = &[
+    ("http1", "HTTP/1.1 over TCP, or TLS with ALPN http/1.1", drivers::http1::new),
+    ("http2", "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2", drivers::http2::new),
+];
+
+/// Driver ids, for suite checking and help text.
+pub fn driver_ids() -> Vec<&'static str> {
+    DRIVERS.iter().map(|(id, _, _)| *id).collect()
+}
+
+pub fn driver(id: &str) -> Result<fn() -> Box<dyn Driver>, LoadError> {
+    DRIVERS
+        .iter()
+        .find(|(d, _, _)| *d == id)
+        .map(|(_, _, new)| *new)
+        .ok_or_else(|| LoadError::Unsupported(format!("unknown driver `{id}`; known: {}", driver_ids().join(", "))))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot connect: {0}")]
+    Connect(std::io::Error),
+    #[error("I/O: {0}")]
+    Io(std::io::Error),
+    #[error("TLS: {0}")]
+    Tls(String),
+    #[error("{0}")]
+    Protocol(String),
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// The request a scenario sends.
+pub fn request_of(s: &Scenario, target: &Target) -> RequestSpec {
+    let mut headers: Vec<(String, String)> = s.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let body = s.body_bytes.map(filler).unwrap_or_default();
+    if !body.is_empty() && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
+        headers.push(("Content-Type".into(), "application/octet-stream".into()));
+    }
+    RequestSpec {
+        method: s.method.clone(),
+        path: s.path.clone(),
+        authority: format!("{}:{}", target.host, target.port),
+        headers,
+        body,
+    }
+}
+
+/// A deterministic request body of `n` bytes.
+pub fn filler(n: usize) -> Bytes {
+    b"wirebench-payload-".iter().copied().cycle().take(n).collect::<Vec<u8>>().into()
+}
+
+/// The load engine as the runner's executor.
+pub struct LoadEngine {
+    /// Load threads (one single-threaded runtime each); default: the CPUs this process may use.
+    pub threads: usize,
+}
+
+impl Executor for LoadEngine {
+    fn verify(&self, s: &Scenario, target: &Target) -> Result<(), String> {
+        verify(driver(&s.driver).map_err(|e| e.to_string())?, s, target).map_err(|e| e.to_string())
+    }
+
+    fn measure(&self, s: &Scenario, plan: &Plan, target: &Target, live: &AtomicU64) -> Result<LoadResult, String> {
+        let job = worker::Job {
+            new_driver: driver(&s.driver).map_err(|e| e.to_string())?,
+            target: target.clone(),
+            request: request_of(s, target),
+            plan: *plan,
+            expect_status: s.expect.status,
+            expect_body_bytes: s.expect.body_bytes,
+            threads: self.threads,
+            live,
+        };
+        worker::run(&job).map_err(|e| e.to_string())
+    }
+}
+
+/// Sends the scenario's request twice over one connection (so keep-alive works too) and checks
+/// status, body size and SHA-256 against `s.expect`.
+pub fn verify(new_driver: fn() -> Box<dyn Driver>, s: &Scenario, target: &Target) -> Result<(), LoadError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LoadError::Io)?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async {
+        let counters = std::rc::Rc::new(io::Counters::default());
+        let request = std::rc::Rc::new(request_of(s, target));
+        let mut channels = (new_driver)().connect(target, &request, 1, &counters).await?;
+        for _ in 0..2 {
+            let reply = tokio::time::timeout(Duration::from_secs(30), channels[0].exchange(true))
+                .await
+                .map_err(|_| LoadError::Protocol("no answer within 30 s".into()))??;
+            check(&reply, &s.expect)?;
+        }
+        Ok(())
+    })
+}
+
+fn check(reply: &driver::Reply, expect: &wirebench_core::suite::Expect) -> Result<(), LoadError> {
+    let wrong = |m: String| Err(LoadError::Protocol(m));
+    if reply.status != expect.status {
+        return wrong(format!("status {}, expected {}", reply.status, expect.status));
+    }
+    if let Some(n) = expect.body_bytes {
+        if reply.body_len != n {
+            return wrong(format!("body is {} bytes, expected {n}", reply.body_len));
+        }
+    }
+    if let Some(want) = &expect.body_sha256 {
+        let got: String = Sha256::digest(reply.body.as_deref().unwrap_or_default()).iter().map(|b| format!("{b:02x}")).collect();
+        if !got.eq_ignore_ascii_case(want) {
+            return wrong(format!("body sha256 {got}, expected {want}"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,275 @@
+//! HTTP/1.1 over TCP or TLS (ALPN `http/1.1`): the request is serialized once and written as is;
+//! responses are parsed with `httparse` (the parser under hyper), bodies by Content-Length or
+//! chunked encoding and discarded unless verification asks for them. One request in flight per
+//! connection, like h2load and wrk (no pipelining).
+
+use std::rc::Rc;
+
+use async_trait::async_trait;
+use bytes::Bytes;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::driver::{Channel, Driver, Reply, RequestSpec};
+use crate::io::{Counted, Counters};
+use crate::{tls, LoadError};
+use wirebench_core::runner::Target;
+
+const ALPN: &[u8] = b"http/1.1";
+/// Read buffer per connection; grows only for header blocks larger than this.
+const BUFFER: usize = 64 * 1024;
+const MAX_HEADERS: usize = 64;
+
+pub struct Http1 {
+    tls: tokio_rustls::TlsConnector,
+}
+
+pub fn new() -> Box<dyn Driver> {
+    Box::new(Http1 { tls: tls::connector(ALPN) })
+}
+
+#[async_trait(?Send)]
+impl Driver for Http1 {
+    async fn connect(
+        &self,
+        target: &Target,
+        request: &Rc<RequestSpec>,
+        streams: u32,
+        counters: &Rc<Counters>,
+    ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
+        if streams != 1 {
+            return Err(LoadError::Unsupported(
+                "http1 carries one request at a time per connection: use streams = 1 and more connections".into(),
+            ));
+        }
+        let tcp = TcpStream::connect((target.host.as_str(), target.port)).await.map_err(LoadError::Connect)?;
+        tcp.set_nodelay(true).map_err(LoadError::Connect)?;
+        let io = Counted::new(tcp, counters.clone());
+        let wire = serialize(request);
+        Ok(vec![if target.tls {
+            Box::new(H1::new(tls::handshake(&self.tls, io, ALPN).await?, wire))
+        } else {
+            Box::new(H1::new(io, wire))
+        }])
+    }
+}
+
+/// The request's bytes on the wire.
+fn serialize(r: &RequestSpec) -> Bytes {
+    let mut head = format!("{} {} HTTP/1.1\r\nHost: {}\r\nUser-Agent: wirebench\r\n", r.method, r.path, r.authority);
+    for (k, v) in &r.headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    if !r.body.is_empty() || r.method != "GET" {
+        head.push_str(&format!("Content-Length: {}\r\n", r.body.len()));
+    }
+    head.push_str("\r\n");
+    let mut wire = head.into_bytes();
+    wire.extend_from_slice(&r.body);
+    Bytes::from(wire)
+}
+
+struct H1<S> {
+    io: S,
+    request: Bytes,
+    buf: Vec<u8>,
+    /// Unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
+    fn new(io: S, request: Bytes) -> Self {
+        H1 { io, request, buf: vec![0; BUFFER], start: 0, end: 0 }
+    }
+
+    /// Reads more bytes after `end`, compacting or growing the buffer when it is full.
+    async fn fill(&mut self) -> Result<(), LoadError> {
+        if self.end == self.buf.len() {
+            if self.start > 0 {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+            } else {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
+        }
+        let n = self.io.read(&mut self.buf[self.end..]).await.map_err(LoadError::Io)?;
+        if n == 0 {
+            return Err(LoadError::Protocol("connection closed by the server mid-response".into()));
+        }
+        self.end += n;
+        Ok(())
+    }
+
+    fn take(&mut self, n: usize, body: &mut Option<Vec<u8>>) {
+        if let Some(b) = body {
+            b.extend_from_slice(&self.buf[self.start..self.start + n]);
+        }
+        self.start += n;
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        }
+    }
+
+    /// Consumes `len` body bytes, reading as needed.
+    async fn read_exact_body(&mut self, mut len: u64, body: &mut Option<Vec<u8>>) -> Result<(), LoadError> {
+        while len > 0 {
+            if self.start == self.end {
+                self.fill().await?;
+            }
+            let n = ((self.end - self.start) as u64).min(len) as usize;
+            self.take(n, body);
+            len -= n as u64;
+        }
+        Ok(())
+    }
+
+    async fn read_chunked_body(&mut self, body: &mut Option<Vec<u8>>) -> Result<u64, LoadError> {
+        let mut total = 0;
+        loop {
+            let size = loop {
+                match httparse::parse_chunk_size(&self.buf[self.start..self.end]) {
+                    Ok(httparse::Status::Complete((used, size))) => {
+                        self.start += used;
+                        break size;
+                    }
+                    Ok(httparse::Status::Partial) => self.fill().await?,
+                    Err(_) => return Err(LoadError::Protocol("malformed chunk size".into())),
+                }
+            };
+            if size == 0 {
+                // No trailers are expected: the final CRLF ends the body.
+                self.expect_crlf().await?;
+                return Ok(total);
+            }
+            self.read_exact_body(size, body).await?;
+            self.expect_crlf().await?;
+            total += size;
+        }
+    }
+
+    async fn expect_crlf(&mut self) -> Result<(), LoadError> {
+        while self.end - self.start < 2 {
+            self.fill().await?;
+        }
+        if &self.buf[self.start..self.start + 2] != b"\r\n" {
+            return Err(LoadError::Protocol("chunk not followed by CRLF".into()));
+        }
+        self.take(2, &mut None);
+        Ok(())
+    }
+}
+
+#[async_trait(?Send)]
+impl<S: AsyncRead + AsyncWrite + Unpin> Channel for H1<S> {
+    async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
+        self.io.write_all(&self.request).await.map_err(LoadError::Io)?;
+        let (head_len, status, framing) = loop {
+            let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+            let mut resp = httparse::Response::new(&mut headers);
+            match resp.parse(&self.buf[self.start..self.end]) {
+                Ok(httparse::Status::Complete(len)) => {
+                    let status = resp.code.unwrap_or(0);
+                    break (len, status, Framing::of(resp.headers, status)?);
+                }
+                Ok(httparse::Status::Partial) => self.fill().await?,
+                Err(e) => return Err(LoadError::Protocol(format!("malformed response head: {e}"))),
+            }
+        };
+        self.start += head_len;
+        let mut body = keep_body.then(Vec::new);
+        let body_len = match framing {
+            Framing::Length(n) => {
+                self.read_exact_body(n, &mut body).await?;
+                n
+            }
+            Framing::Chunked => self.read_chunked_body(&mut body).await?,
+        };
+        Ok(Reply { status, body_len, body })
+    }
+}
+
+enum Framing {
+    Length(u64),
+    Chunked,
+}
+
+impl Framing {
+    fn of(headers: &[httparse::Header<'_>], status: u16) -> Result<Framing, LoadError> {
+        for h in headers {
+            if h.name.eq_ignore_ascii_case("content-length") {
+                let n = std::str::from_utf8(h.value).ok().and_then(|v| v.trim().parse().ok());
+                return n.map(Framing::Length).ok_or_else(|| LoadError::Protocol("bad Content-Length".into()));
+            }
+            if h.name.eq_ignore_ascii_case("transfer-encoding") && h.value.eq_ignore_ascii_case(b"chunked") {
+                return Ok(Framing::Chunked);
+            }
+        }
+        if status == 204 || status == 304 || (100..200).contains(&status) {
+            return Ok(Framing::Length(0));
+        }
+        // Close-delimited bodies would make connection reuse impossible: refuse them.
+        Err(LoadError::Protocol("response has neither Content-Length nor chunked encoding".into()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(method: &str, body: &'static [u8]) -> RequestSpec {
+        RequestSpec {
+            method: method.into(),
+            path: "/echo".into(),
+            authority: "127.0.0.1:1".into(),
+            headers: vec![("X-A".into(), "1".into())],
+            body: Bytes::from_static(body),
+        }
+    }
+
+    #[test]
+    fn requests_serialize_with_length_only_when_needed() {
+        let get = serialize(&spec("GET", b""));
+        assert_eq!(&get[..], b"GET /echo HTTP/1.1\r\nHost: 127.0.0.1:1\r\nUser-Agent: wirebench\r\nX-A: 1\r\n\r\n");
+        let post = serialize(&spec("POST", b"hi"));
+        assert!(post.ends_with(b"Content-Length: 2\r\n\r\nhi"));
+    }
+
+    async fn replay(wire: &'static [u8]) -> Result<Reply, LoadError> {
+        let (client, mut server) = tokio::io::duplex(7); // tiny buffer: forces partial reads
+        tokio::spawn(async move {
+            // Read the whole request first: the duplex buffer is smaller than it.
+            let mut seen = Vec::new();
+            let mut byte = [0u8; 1];
+            while !seen.ends_with(b"\r\n\r\n") && server.read(&mut byte).await.unwrap_or(0) == 1 {
+                seen.push(byte[0]);
+            }
+            server.write_all(wire).await.unwrap();
+        });
+        let mut h1 = H1::new(client, serialize(&spec("GET", b"")));
+        h1.buf = vec![0; 16]; // small: exercises compaction and growth
+        h1.exchange(true).await
+    }
+
+    #[tokio::test]
+    async fn parses_length_and_chunked_bodies_split_across_reads() {
+        let r = replay(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nX-Long-Header: 0123456789\r\n\r\nhello world").await.unwrap();
+        assert_eq!((r.status, r.body_len, r.body.unwrap()), (200, 11, b"hello world".to_vec()));
+        let r = replay(b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n").await.unwrap();
+        assert_eq!((r.status, r.body_len, r.body.unwrap()), (201, 11, b"hello world".to_vec()));
+    }
+
+    #[tokio::test]
+    async fn broken_responses_are_errors_not_hangs() {
+        for wire in [
+            &b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort"[..],
+            b"HTTP/1.1 200 OK\r\n\r\nno framing",
+            b"NOT HTTP\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        ] {
+            assert!(replay(wire).await.is_err(), "{}", String::from_utf8_lossy(wire));
+        }
+    }
+}

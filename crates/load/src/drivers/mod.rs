@@ -1,0 +1,5 @@
+//! One module per protocol; each exposes `new() -> Box<dyn Driver>` and is registered in
+//! `crate::DRIVERS`.
+
+pub mod http1;
+pub mod http2;

@@ -1,0 +1,217 @@
+//! The one worker loop every driver runs under: one single-threaded runtime per load thread,
+//! connections spread over the threads, and per channel a loop that takes a stop condition
+//! (request count or duration) and an optional constant arrival rate. In the open model each
+//! request's latency is measured from its intended send time, so a stalled server shows up in
+//! the percentiles instead of silently lowering the request rate (coordinated omission, wrk2).
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+
+use crate::driver::{Channel, Driver, RequestSpec};
+use crate::io::Counters;
+use crate::LoadError;
+use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
+use wirebench_core::schema::Latency;
+
+/// An answer slower than this counts as an error and ends its channel.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Percentiles kept for the latency curve in the report.
+const CURVE: &[f64] = &[0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.99, 100.0];
+
+/// What the load is and how it is judged.
+pub struct Job<'a> {
+    pub new_driver: fn() -> Box<dyn Driver>,
+    pub target: Target,
+    pub request: RequestSpec,
+    pub plan: Plan,
+    pub expect_status: u16,
+    pub expect_body_bytes: Option<u64>,
+    pub threads: usize,
+    pub live: &'a AtomicU64,
+}
+
+struct Shared<'a> {
+    job: &'a Job<'a>,
+    issued: AtomicU64,
+    barrier: Barrier,
+    start: OnceLock<Instant>,
+}
+
+#[derive(Default)]
+struct Tally {
+    requests: u64,
+    errors: u64,
+    first_error: Option<String>,
+    last_done: Option<Instant>,
+}
+
+struct ThreadResult {
+    histogram: Histogram<u64>,
+    tally: Tally,
+    sent: u64,
+    received: u64,
+}
+
+/// Runs a job to its stop condition and returns what was measured.
+pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
+    let threads = job.threads.clamp(1, job.plan.connections.max(1) as usize);
+    let shared = Shared { job, issued: AtomicU64::new(0), barrier: Barrier::new(threads), start: OnceLock::new() };
+    let results: Vec<Result<ThreadResult, LoadError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let shared = &shared;
+                let conns = job.plan.connections as usize / threads + usize::from(t < job.plan.connections as usize % threads);
+                scope.spawn(move || thread_main(shared, conns))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(LoadError::Protocol("load thread panicked".into())))).collect()
+    });
+    let start = *shared.start.get().ok_or_else(|| LoadError::Protocol("no load thread started".into()))?;
+    let mut histogram = new_histogram();
+    let mut out = LoadResult::default();
+    let mut end = start;
+    for r in results {
+        let r = r?;
+        histogram.add(&r.histogram).map_err(|e| LoadError::Protocol(format!("histogram merge: {e}")))?;
+        out.requests += r.tally.requests;
+        out.errors += r.tally.errors;
+        out.first_error = out.first_error.or(r.tally.first_error);
+        out.bytes_sent += r.sent;
+        out.bytes_received += r.received;
+        end = end.max(r.tally.last_done.unwrap_or(start));
+    }
+    out.duration = end - start;
+    out.latency = latency(&histogram);
+    Ok(out)
+}
+
+fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+}
+
+fn latency(h: &Histogram<u64>) -> Latency {
+    if h.is_empty() {
+        return Latency::default();
+    }
+    Latency {
+        min: h.min(),
+        p50: h.value_at_quantile(0.50),
+        p90: h.value_at_quantile(0.90),
+        p99: h.value_at_quantile(0.99),
+        p999: h.value_at_quantile(0.999),
+        max: h.max(),
+        mean: h.mean(),
+        curve: CURVE.iter().map(|&p| (p, h.value_at_quantile(p / 100.0))).collect(),
+    }
+}
+
+fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, LoadError> {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LoadError::Io)?;
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&rt, async move {
+        let job = shared.job;
+        let driver = (job.new_driver)();
+        let counters = Rc::new(Counters::default());
+        let request = Rc::new(job.request.clone());
+        let mut channels: Vec<Box<dyn Channel>> = Vec::new();
+        let mut failure = None;
+        for _ in 0..connections {
+            match driver.connect(&job.target, &request, job.plan.streams, &counters).await {
+                Ok(mut c) => channels.append(&mut c),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+        // Every thread reaches the barrier, failed or not, so none waits forever.
+        shared.barrier.wait();
+        let start = *shared.start.get_or_init(Instant::now);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let histogram = Rc::new(RefCell::new(new_histogram()));
+        let tally = Rc::new(RefCell::new(Tally::default()));
+        // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
+        let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histogram.clone(), tally.clone()));
+        futures_util::future::join_all(loops).await;
+        let histogram = Rc::try_unwrap(histogram).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
+        let tally = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
+        Ok(ThreadResult { histogram, tally, sent: counters.sent.get(), received: counters.received.get() })
+    })
+}
+
+async fn channel_loop(
+    mut channel: Box<dyn Channel>,
+    shared: &Shared<'_>,
+    start: Instant,
+    histogram: Rc<RefCell<Histogram<u64>>>,
+    tally: Rc<RefCell<Tally>>,
+) {
+    let job = shared.job;
+    let deadline = match job.plan.stop {
+        Stop::Duration(d) => Some(start + d),
+        Stop::Requests(_) => None,
+    };
+    loop {
+        let ticket = shared.issued.fetch_add(1, Ordering::Relaxed);
+        if matches!(job.plan.stop, Stop::Requests(n) if ticket >= n) {
+            return;
+        }
+        let sent_at = match job.plan.rate {
+            Some(rate) => {
+                let intended = start + Duration::from_secs_f64(ticket as f64 / rate);
+                if deadline.is_some_and(|d| intended >= d) {
+                    return;
+                }
+                tokio::time::sleep_until(intended.into()).await;
+                intended
+            }
+            None => {
+                let now = Instant::now();
+                if deadline.is_some_and(|d| now >= d) {
+                    return;
+                }
+                now
+            }
+        };
+        let outcome = tokio::time::timeout(REQUEST_TIMEOUT, channel.exchange(false)).await;
+        let done = Instant::now();
+        let mut t = tally.borrow_mut();
+        t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
+        let wrong = match outcome {
+            Ok(Ok(reply)) => {
+                if reply.status != job.expect_status {
+                    Some(format!("status {}, expected {}", reply.status, job.expect_status))
+                } else if job.expect_body_bytes.is_some_and(|n| n != reply.body_len) {
+                    Some(format!("body of {} bytes, expected {}", reply.body_len, job.expect_body_bytes.unwrap_or(0)))
+                } else {
+                    t.requests += 1;
+                    job.live.fetch_add(1, Ordering::Relaxed);
+                    let us = (done - sent_at).as_micros() as u64;
+                    histogram.borrow_mut().saturating_record(us.max(1));
+                    None
+                }
+            }
+            Ok(Err(e)) => {
+                t.errors += 1;
+                t.first_error.get_or_insert(e.to_string());
+                return; // the connection is unusable
+            }
+            Err(_) => {
+                t.errors += 1;
+                t.first_error.get_or_insert(format!("no answer within {} s", REQUEST_TIMEOUT.as_secs()));
+                return;
+            }
+        };
+        if let Some(w) = wrong {
+            t.errors += 1;
+            t.first_error.get_or_insert(w);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! Command-line interface: flags, environment fallbacks and their defaults.
+
+use std::num::NonZeroUsize;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+
+/// REST subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another.
+#[derive(Debug, Parser)]
+#[command(name = "protocols-rust", version, about)]
+pub struct Cli {
+    /// Cleartext port serving HTTP/1.1 and h2c (prior knowledge).
+    #[arg(long, env = "PORT")]
+    pub port: u16,
+
+    /// TLS port serving h2 and http/1.1 via ALPN, with a self-signed certificate.
+    #[arg(long)]
+    pub tls_port: Option<u16>,
+
+    /// Address to bind both listeners to.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+
+    /// Worker threads [default: CPUs available to this process].
+    #[arg(long)]
+    pub workers: Option<NonZeroUsize>,
+}
+
+impl Cli {
+    /// Parses the process arguments; a usage error is printed as one line and exits non-zero,
+    /// so a supervisor's log shows the cause without clap's multi-line usage block.
+    pub fn parse_or_exit() -> Self {
+        match Self::try_parse() {
+            Ok(cli) => cli,
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+                ) =>
+            {
+                err.exit()
+            }
+            Err(err) => {
+                eprintln!("{}", one_line(&err.to_string()));
+                std::process::exit(err.exit_code());
+            }
+        }
+    }
+
+    /// Worker count; `available_parallelism` honours the affinity mask the runner pins us to.
+    pub fn workers(&self) -> usize {
+        self.workers
+            .or_else(|| std::thread::available_parallelism().ok())
+            .map_or(1, NonZeroUsize::get)
+    }
+}
+
+/// Joins the message part of a clap error (everything before its usage block) into one line.
+fn one_line(rendered: &str) -> String {
+    rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_all_flags() {
+        let cli = Cli::try_parse_from([
+            "protocols-rust",
+            "--port",
+            "8080",
+            "--tls-port",
+            "8443",
+            "--host",
+            "0.0.0.0",
+            "--workers",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(cli.port, 8080);
+        assert_eq!(cli.tls_port, Some(8443));
+        assert_eq!(cli.host, "0.0.0.0");
+        assert_eq!(cli.workers(), 3);
+    }
+
+    #[test]
+    fn defaults() {
+        let cli = Cli::try_parse_from(["protocols-rust", "--port", "1"]).unwrap();
+        assert_eq!(cli.host, "127.0.0.1");
+        assert_eq!(cli.tls_port, None);
+        assert!(cli.workers() >= 1);
+    }
+
+    #[test]
+    fn rejects_bad_flags() {
+        assert!(Cli::try_parse_from(["protocols-rust", "--port", "x"]).is_err());
+        assert!(Cli::try_parse_from(["protocols-rust", "--port", "1", "--workers", "0"]).is_err());
+        assert!(Cli::try_parse_from(["protocols-rust", "--port", "1", "--bogus"]).is_err());
+    }
+
+    #[test]
+    fn errors_render_on_one_line() {
+        let err = Cli::try_parse_from(["protocols-rust", "--port", "1", "--bogus"]).unwrap_err();
+        assert_eq!(
+            one_line(&err.to_string()),
+            "error: unexpected argument '--bogus' found"
+        );
+    }
+}

@@ -1,0 +1,284 @@
+//! End-to-end checks of the real binary: serving over a socket, h2c on the cleartext port,
+//! graceful exit on SIGTERM, and the one-line failure when a port is taken.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_protocols-rust");
+const STARTUP_LIMIT: Duration = Duration::from_secs(20);
+const POLL_INTERVAL: Duration = Duration::from_millis(20);
+const IO_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Kills the server if a test fails before it has been stopped.
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Ok(None) = self.0.try_wait() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn command(args: &[&str]) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_remove("PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+fn stderr_of(child: &mut Child) -> String {
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    err
+}
+
+/// Sends one hand-written HTTP/1.1 request and returns the whole raw response.
+fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<Vec<u8>> {
+    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+        addr.port()
+    )?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response)?;
+    Ok(response)
+}
+
+/// Splits a raw response into status line, lower-cased headers and body.
+fn parse(response: &[u8]) -> (String, Vec<(String, String)>, Vec<u8>) {
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("response has a header block");
+    let head = std::str::from_utf8(&response[..split]).unwrap();
+    let mut lines = head.split("\r\n");
+    let status = lines.next().unwrap().to_owned();
+    let headers = lines
+        .map(|line| {
+            let (name, value) = line.split_once(':').unwrap();
+            (name.trim().to_ascii_lowercase(), value.trim().to_owned())
+        })
+        .collect();
+    (status, headers, response[split + 4..].to_vec())
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(n, _)| n == name)
+        .map(|(_, v)| v.as_str())
+}
+
+fn start(port: u16) -> Server {
+    let port_arg = port.to_string();
+    let mut server = Server(
+        command(&["--port", &port_arg, "--workers", "1"])
+            .spawn()
+            .unwrap(),
+    );
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + STARTUP_LIMIT;
+    loop {
+        if let Ok(response) = http_get(addr, "/health") {
+            if response.starts_with(b"HTTP/1.1 200") {
+                return server;
+            }
+        }
+        if let Some(status) = server.0.try_wait().unwrap() {
+            panic!(
+                "server exited early ({status}): {}",
+                stderr_of(&mut server.0)
+            );
+        }
+        assert!(
+            Instant::now() < deadline,
+            "server did not answer /health within {STARTUP_LIMIT:?}"
+        );
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+#[test]
+fn serves_payload_then_exits_on_sigterm() {
+    let port = free_port();
+    let mut server = start(port);
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+
+    let (status, headers, body) = parse(&http_get(addr, "/payload/1024").unwrap());
+    assert_eq!(status, "HTTP/1.1 200 OK");
+    assert_eq!(header(&headers, "content-length"), Some("1024"));
+    assert_eq!(header(&headers, "content-type"), Some("application/json"));
+    let mut expected = br#"{"message":""#.to_vec();
+    expected.resize(1022, b'x');
+    expected.extend_from_slice(br#""}"#);
+    assert_eq!(body, expected);
+
+    let pid = libc::pid_t::try_from(server.0.id()).unwrap();
+    // SAFETY: kill(2) with a pid this test spawned and still owns; no memory is involved.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
+    let status = wait_with_timeout(&mut server.0, Duration::from_secs(5))
+        .expect("server exits within 5 s of SIGTERM");
+    assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
+/// Reads one HTTP/2 frame: (type, flags, stream id, payload).
+fn read_frame(stream: &mut TcpStream) -> (u8, u8, u32, Vec<u8>) {
+    let mut head = [0u8; 9];
+    stream.read_exact(&mut head).unwrap();
+    let len = u32::from_be_bytes([0, head[0], head[1], head[2]]) as usize;
+    let id = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
+    let mut payload = vec![0u8; len];
+    stream.read_exact(&mut payload).unwrap();
+    (head[3], head[4], id, payload)
+}
+
+fn write_frame(stream: &mut TcpStream, kind: u8, flags: u8, id: u32, payload: &[u8]) {
+    let len = u32::try_from(payload.len()).unwrap().to_be_bytes();
+    let mut frame = vec![len[1], len[2], len[3], kind, flags];
+    frame.extend_from_slice(&id.to_be_bytes());
+    frame.extend_from_slice(payload);
+    stream.write_all(&frame).unwrap();
+}
+
+#[test]
+fn h2c_prior_knowledge_answers_without_nagle_delay() {
+    const SETTINGS: u8 = 0x4;
+    const HEADERS: u8 = 0x1;
+    const DATA: u8 = 0x0;
+    const GOAWAY: u8 = 0x7;
+    const END_STREAM: u8 = 0x1;
+    const ACK: u8 = 0x1;
+    const REQUESTS: u32 = 20;
+
+    let port = free_port();
+    let _server = start(port);
+    let mut conn =
+        TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), IO_TIMEOUT).unwrap();
+    conn.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+    conn.set_nodelay(true).unwrap();
+    conn.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").unwrap();
+    write_frame(&mut conn, SETTINGS, 0, 0, &[]);
+
+    // GET /payload/1024 as HPACK: indexed :method GET and :scheme http, then :path and
+    // :authority as literals without indexing, so every request encodes the same. The body must
+    // be large enough that h2 writes it apart from the HEADERS frame (small ones are coalesced).
+    let mut block = vec![0x82, 0x86, 0x04, 13];
+    block.extend_from_slice(b"/payload/1024");
+    block.extend_from_slice(&[0x01, 1, b'x']);
+
+    let start = Instant::now();
+    for n in 0..REQUESTS {
+        let id = 2 * n + 1;
+        write_frame(&mut conn, HEADERS, 0x4 | END_STREAM, id, &block);
+        let mut status_seen = false;
+        let mut body = Vec::new();
+        loop {
+            let (kind, flags, frame_id, payload) = read_frame(&mut conn);
+            match kind {
+                SETTINGS if flags & ACK == 0 => write_frame(&mut conn, SETTINGS, ACK, 0, &[]),
+                GOAWAY => panic!("server sent GOAWAY: {payload:?}"),
+                HEADERS if frame_id == id => {
+                    // 0x88 is the static-table entry ":status: 200".
+                    status_seen = payload.first() == Some(&0x88);
+                    if flags & END_STREAM != 0 {
+                        break;
+                    }
+                }
+                DATA if frame_id == id => {
+                    body.extend_from_slice(&payload);
+                    if flags & END_STREAM != 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        assert!(status_seen, "request {n}: status 200");
+        assert_eq!(body.len(), 1024, "request {n}");
+        assert!(body.starts_with(br#"{"message":"x"#), "request {n}");
+    }
+    // With Nagle's algorithm on, each response's DATA frame would wait ~40 ms for a delayed ACK.
+    let elapsed = start.elapsed();
+    assert!(
+        elapsed < Duration::from_millis(20 * u64::from(REQUESTS)),
+        "{REQUESTS} sequential h2c requests took {elapsed:?}"
+    );
+}
+
+fn assert_bind_failure(args: &[&str], port: u16) {
+    let mut child = command(args).spawn().unwrap();
+    let status = wait_with_timeout(&mut child, STARTUP_LIMIT);
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("server kept running although port {port} was taken");
+    }
+    assert_eq!(status.unwrap().code(), Some(1));
+    let err = stderr_of(&mut child);
+    let prefix = format!("protocols-rust: cannot bind 127.0.0.1:{port}: ");
+    assert!(err.starts_with(&prefix), "stderr: {err:?}");
+    assert!(err.contains("os error"), "stderr: {err:?}");
+    assert_eq!(err.lines().count(), 1, "stderr: {err:?}");
+}
+
+#[test]
+fn taken_port_fails_with_one_line() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    assert_bind_failure(&["--port", &port.to_string()], port);
+}
+
+#[test]
+fn taken_tls_port_fails_with_one_line() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let tls_port = taken.local_addr().unwrap().port();
+    let free = free_port().to_string();
+    assert_bind_failure(
+        &["--port", &free, "--tls-port", &tls_port.to_string()],
+        tls_port,
+    );
+}
+
+#[test]
+fn bad_flag_is_one_line_usage_error() {
+    let mut child = command(&["--port", "1", "--bogus"]).spawn().unwrap();
+    let status = wait_with_timeout(&mut child, STARTUP_LIMIT).expect("exits at once");
+    assert!(!status.success());
+    let err = stderr_of(&mut child);
+    assert_eq!(err, "error: unexpected argument '--bogus' found\n");
+}
