@@ -140,7 +140,10 @@ pub fn process_cpu_s(pid: u32) -> Option<f64> {
 /// Resident set of process `pid` in KiB, from `/proc/<pid>/status`.
 pub fn process_rss_kb(pid: u32) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status.lines().find_map(|l| l.strip_prefix("VmRSS:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// CPU seconds used by this process so far (all threads).

@@ -79,7 +79,13 @@ pub trait Executor {
     /// Sends one request and checks the answer against `scenario.expect` (status, size, checksum).
     fn verify(&self, scenario: &Scenario, target: &Target) -> Result<(), String>;
     /// Runs `plan`, adding each completed request to `live` for progress display.
-    fn measure(&self, scenario: &Scenario, plan: &Plan, target: &Target, live: &AtomicU64) -> Result<LoadResult, String>;
+    fn measure(
+        &self,
+        scenario: &Scenario,
+        plan: &Plan,
+        target: &Target,
+        live: &AtomicU64,
+    ) -> Result<LoadResult, String>;
 }
 
 /// Receives progress; the CLI draws a bar, tests ignore it.

@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Suite {
-    /// File stem, filled in by `load`.
-    #[serde(default, skip_deserializing)]
+    /// File stem, filled in by `load` (not part of the file, so not written back either).
+    #[serde(skip)]
     pub name: String,
     #[serde(default)]
     pub description: String,
@@ -245,7 +245,10 @@ impl Suite {
                 return bad(format!("subjects.{name}.command"), "must name a program".into());
             }
             if !s.ports.contains_key(&s.health.port) {
-                return bad(format!("subjects.{name}.health.port"), format!("no port named `{}` in ports", s.health.port));
+                return bad(
+                    format!("subjects.{name}.health.port"),
+                    format!("no port named `{}` in ports", s.health.port),
+                );
             }
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -301,7 +304,10 @@ impl Suite {
                 }
             }
             if !CLAIM_METRICS.contains(&c.metric.as_str()) {
-                return bad(format!("claims[{i}].metric"), format!("unknown metric `{}`; known: {}", c.metric, CLAIM_METRICS.join(", ")));
+                return bad(
+                    format!("claims[{i}].metric"),
+                    format!("unknown metric `{}`; known: {}", c.metric, CLAIM_METRICS.join(", ")),
+                );
             }
         }
         Ok(())
@@ -323,11 +329,7 @@ impl Suite {
 
     /// Scenarios selected by an optional glob on their id, with the profile applied.
     pub fn plan(&self, profile: &Profile, only: Option<&glob::Pattern>) -> Vec<Scenario> {
-        self.scenarios
-            .iter()
-            .filter(|s| only.is_none_or(|p| p.matches(&s.id)))
-            .map(|s| s.scaled(profile))
-            .collect()
+        self.scenarios.iter().filter(|s| only.is_none_or(|p| p.matches(&s.id))).map(|s| s.scaled(profile)).collect()
     }
 }
 
@@ -440,12 +442,27 @@ mod tests {
     #[test]
     fn mistakes_give_one_line_naming_file_and_key() {
         let cases = [
-            (GOOD.replace("connections = 4", "connections = \"four\""), "s.toml: scenarios[0].connections: invalid type"),
-            (GOOD.replace("driver = \"http1\"", "driver = \"carrier-pigeon\""), "s.toml: scenarios[0].driver: unknown driver `carrier-pigeon`"),
-            (GOOD.replace("subject = \"rest\"", "subject = \"nope\""), "s.toml: scenarios[0].subject: no subject named `nope`"),
-            (GOOD.replace("path = \"/x\"", "path = \"/x\"\ncolour = 1"), "s.toml: scenarios[0].colour: unknown field `colour`"),
+            (
+                GOOD.replace("connections = 4", "connections = \"four\""),
+                "s.toml: scenarios[0].connections: invalid type",
+            ),
+            (
+                GOOD.replace("driver = \"http1\"", "driver = \"carrier-pigeon\""),
+                "s.toml: scenarios[0].driver: unknown driver `carrier-pigeon`",
+            ),
+            (
+                GOOD.replace("subject = \"rest\"", "subject = \"nope\""),
+                "s.toml: scenarios[0].subject: no subject named `nope`",
+            ),
+            (
+                GOOD.replace("path = \"/x\"", "path = \"/x\"\ncolour = 1"),
+                "s.toml: scenarios[0].colour: unknown field `colour`",
+            ),
             (GOOD.replace("requests = 100", ""), "s.toml: scenarios[0].requests: set exactly one"),
-            (GOOD.replace("numerator = \"a\"", "numerator = \"zz\""), "s.toml: claims[0].numerator: no scenario named `zz`"),
+            (
+                GOOD.replace("numerator = \"a\"", "numerator = \"zz\""),
+                "s.toml: claims[0].numerator: no scenario named `zz`",
+            ),
             (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
         ];
         for (text, want) in cases {
@@ -453,6 +470,15 @@ mod tests {
             assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
             assert!(!err.contains('\n'), "not one line: {err}");
         }
+    }
+
+    #[test]
+    fn a_suite_as_run_reads_back_from_run_json() {
+        let mut s = parse(GOOD).unwrap();
+        s.name = "good".into();
+        let json = serde_json::to_value(&s).unwrap();
+        let back: Suite = serde_json::from_value(json).unwrap();
+        assert_eq!((back.scenarios, back.claims), (s.scenarios, s.claims));
     }
 
     #[test]

@@ -70,7 +70,11 @@ impl Supervisor {
             .current_dir(self.workdir(spec))
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| SupervisorError::Build { subject: name.into(), command: command.clone(), tail: e.to_string() })?;
+            .map_err(|e| SupervisorError::Build {
+                subject: name.into(),
+                command: command.clone(),
+                tail: e.to_string(),
+            })?;
         if !out.status.success() {
             let text = String::from_utf8_lossy(&out.stderr);
             return Err(SupervisorError::Build { subject: name.into(), command, tail: tail(&text) });

@@ -128,7 +128,8 @@ fn check(reply: &driver::Reply, expect: &wirebench_core::suite::Expect) -> Resul
         }
     }
     if let Some(want) = &expect.body_sha256 {
-        let got: String = Sha256::digest(reply.body.as_deref().unwrap_or_default()).iter().map(|b| format!("{b:02x}")).collect();
+        let got: String =
+            Sha256::digest(reply.body.as_deref().unwrap_or_default()).iter().map(|b| format!("{b:02x}")).collect();
         if !got.eq_ignore_ascii_case(want) {
             return wrong(format!("body sha256 {got}, expected {want}"));
         }

@@ -45,12 +45,13 @@ fn server() -> (u16, u16) {
             tx.send((port(&plain), port(&tls))).unwrap();
             let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
             let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
-            let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
-                .with_safe_default_protocol_versions()
-                .unwrap()
-                .with_no_client_auth()
-                .with_single_cert(vec![cert.cert.der().clone()], key)
-                .unwrap();
+            let mut config =
+                rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                    .with_safe_default_protocol_versions()
+                    .unwrap()
+                    .with_no_client_auth()
+                    .with_single_cert(vec![cert.cert.der().clone()], key)
+                    .unwrap();
             config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
             let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
             loop {

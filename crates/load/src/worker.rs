@@ -65,11 +65,15 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 let shared = &shared;
-                let conns = job.plan.connections as usize / threads + usize::from(t < job.plan.connections as usize % threads);
+                let conns =
+                    job.plan.connections as usize / threads + usize::from(t < job.plan.connections as usize % threads);
                 scope.spawn(move || thread_main(shared, conns))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(LoadError::Protocol("load thread panicked".into())))).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|_| Err(LoadError::Protocol("load thread panicked".into()))))
+            .collect()
     });
     let start = *shared.start.get().ok_or_else(|| LoadError::Protocol("no load thread started".into()))?;
     let mut histogram = new_histogram();

@@ -1,1 +1,301 @@
-//! placeholder
+//! wirebench-report: turns a results directory into what an engineer reads: `report.html`
+//! (self-contained, inline CSS and SVG), `summary.md`, one CSV per table and each chart as
+//! `charts/<name>.svg`; and compares two runs as a plain-text table.
+//!
+//! Pipeline: read the directory into a `model::Report` (everything the outputs say, computed
+//! once) → draw the charts → write each output from the model.
+
+mod cells;
+mod charts;
+mod compare;
+mod csv;
+mod format;
+mod html;
+mod markdown;
+mod model;
+
+#[cfg(test)]
+mod fixture;
+
+use std::path::{Path, PathBuf};
+
+use wirebench_core::results::ResultsError;
+
+pub use compare::compare;
+
+/// File names `render` writes inside the results directory.
+pub const HTML_FILE: &str = "report.html";
+/// See `HTML_FILE`.
+pub const MARKDOWN_FILE: &str = "summary.md";
+/// Folder of the standalone chart SVGs.
+pub const CHARTS_DIR: &str = "charts";
+
+/// Paths of the files `render` wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    pub html: PathBuf,
+    pub markdown: PathBuf,
+    /// `scenarios.csv`, `claims.csv`.
+    pub csv: Vec<PathBuf>,
+    /// `charts/<name>.svg` of every chart that had data.
+    pub charts: Vec<PathBuf>,
+}
+
+/// Why a report could not be made; `Display` is one line naming the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("{run_file}: not found: pass a results directory written by `wirebench run`")]
+    NotResults { run_file: String },
+    #[error(transparent)]
+    Results(#[from] ResultsError),
+    #[error("{path}: cannot write: {source}")]
+    Write { path: String, source: std::io::Error },
+    #[error("chart `{chart}`: {message}")]
+    Chart { chart: &'static str, message: String },
+}
+
+/// Reads the results directory `dir` and writes the report files into it, replacing earlier ones.
+pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
+    let report = model::Report::read(dir)?;
+    let charts = charts::draw_all(&report)?;
+    let html = write(&dir.join(HTML_FILE), &html::page(&report, &charts))?;
+    let markdown = write(&dir.join(MARKDOWN_FILE), &markdown::summary(&report))?;
+    let csv = csv::TABLES
+        .iter()
+        .map(|(name, table)| write(&dir.join(name), &table(&report)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let chart_dir = dir.join(CHARTS_DIR);
+    std::fs::create_dir_all(&chart_dir).map_err(|source| write_error(&chart_dir, source))?;
+    let mut chart_files = Vec::new();
+    for chart in &charts {
+        let path = chart_dir.join(format!("{}.svg", chart.name));
+        match &chart.drawn {
+            charts::Drawn::Svg { svg, .. } => {
+                chart_files.push(write(&path, &format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}"))?)
+            }
+            // A chart skipped now must not leave the previous render's file behind.
+            charts::Drawn::Skipped(_) => match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(write_error(&path, e)),
+                _ => {}
+            },
+        }
+    }
+    Ok(Rendered { html, markdown, csv, charts: chart_files })
+}
+
+fn write(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
+    std::fs::write(path, text).map_err(|source| write_error(path, source))?;
+    Ok(path.to_path_buf())
+}
+
+fn write_error(path: &Path, source: std::io::Error) -> ReportError {
+    ReportError::Write { path: path.display().to_string(), source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write as _;
+
+    fn rendered() -> (tempfile::TempDir, Rendered) {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let r = render(dir.path()).unwrap();
+        (dir, r)
+    }
+
+    fn read(p: &Path) -> String {
+        std::fs::read_to_string(p).unwrap()
+    }
+
+    fn element<'a>(html: &'a str, open: &str, close: &str) -> &'a str {
+        let start = html.find(open).unwrap_or_else(|| panic!("no {open}"));
+        let end = start + html[start..].find(close).unwrap_or_else(|| panic!("no {close} after {open}"));
+        &html[start..end]
+    }
+
+    #[test]
+    fn render_writes_every_file_into_the_directory() {
+        let (dir, r) = rendered();
+        assert_eq!(r.html, dir.path().join("report.html"));
+        assert_eq!(r.markdown, dir.path().join("summary.md"));
+        assert_eq!(r.csv, [dir.path().join("scenarios.csv"), dir.path().join("claims.csv")]);
+        let names: Vec<_> = r.charts.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["rps.svg", "latency.svg", "payload.svg"]);
+        for p in r.charts.iter().chain([&r.html, &r.markdown]).chain(&r.csv) {
+            assert!(p.is_file(), "{}", p.display());
+        }
+        // Rendering again overwrites in place.
+        std::fs::write(&r.html, "stale").unwrap();
+        assert_eq!(render(dir.path()).unwrap(), r);
+        assert!(read(&r.html).starts_with("<!DOCTYPE html>"));
+    }
+
+    #[test]
+    fn html_tables_show_scenarios_numbers_flags_and_failures() {
+        let (_dir, r) = rendered();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"scenarios\">", "</table>");
+        for id in ["h2c-1kb", "h2c-1mb", "h1-1kb", "broken"] {
+            assert!(table.contains(&format!("<code>{id}</code>")), "{id}");
+        }
+        // Median req/s with separators and its interval; latency in readable units.
+        assert!(table.contains("<strong>20,000</strong><div class=\"ci\">19,006–20,994</div>"), "{table}");
+        assert!(table.contains("16×8"));
+        assert!(table.contains("15.4 ms"), "p99 of h2c-1kb (128 in flight at 20,000 req/s × 2.4)");
+        assert!(table.contains(">noisy<") && table.contains(">instrument-bound<") && table.contains(">failed<"));
+        let broken = element(table, "data-scenario=\"broken\"", "</tr>");
+        assert!(broken.contains("subject `broken` exited: exit status: 1: &lt;b&gt;boom&lt;/b&gt;"), "{broken}");
+        assert!(broken.contains("0 of 3 repeats completed"));
+
+        let headline = element(&html, "<section id=\"headline\">", "</section>");
+        assert!(headline.contains("Payload 1KB") && headline.contains("<code>h2c-1kb</code>"));
+        assert!(headline.contains("2.00× the next, <code>h1-1kb</code>"), "{headline}");
+        assert!(headline.contains("class=\"callout failed\"") && headline.contains("&lt;b&gt;boom"));
+
+        let claims = element(&html, "<table id=\"claims\">", "</table>");
+        assert!(claims.contains("<span class=\"badge inconclusive\">inconclusive</span>"), "{claims}");
+        assert!(claims.contains("the confidence interval straddles the threshold"));
+        assert!(claims.contains("rps(h2c-1kb) / rps(h1-1kb) &gt; 1.50"));
+        assert!(claims.contains("2x<div class=\"note\"><strong>Note:</strong> the study&#39;s table"));
+        assert_eq!(html.matches("<svg class=\"chart\"").count(), 3);
+    }
+
+    #[test]
+    fn text_from_files_cannot_inject_markup() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut specs = fixture::standard_specs(1.0);
+        specs[0].id = "<img src=x onerror=alert(1)>";
+        let claims = fixture::CLAIMS.replace("\"h2c-1kb\"", "\"<img src=x onerror=alert(1)>\"");
+        fixture::write(dir.path(), &specs, &claims);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        assert!(!html.contains("<script>alert"), "claim text got through");
+        assert!(html.contains("h2c serves &lt;script&gt;alert(1)&lt;/script&gt; more &amp; faster"));
+        assert!(!html.contains("<img"), "scenario id got through");
+        assert!(!html.contains("<b>boom"), "error text got through");
+        // The id also reaches chart labels: those are escaped by the SVG writer.
+        for chart in &r.charts {
+            let svg = read(chart);
+            assert!(!svg.contains("<img") && !svg.contains("<script"), "{}", chart.display());
+            roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+        }
+        let md = read(&r.markdown);
+        assert!(md.contains("h2c serves &lt;script&gt;alert(1)&lt;/script&gt; more &amp; faster"), "{md}");
+    }
+
+    #[test]
+    fn chart_files_are_well_formed_xml() {
+        let (_dir, r) = rendered();
+        for chart in &r.charts {
+            let svg = read(chart);
+            let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+            assert_eq!(doc.root_element().tag_name().name(), "svg");
+            assert_eq!(doc.root_element().tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
+        }
+    }
+
+    #[test]
+    fn csv_tables_have_a_header_and_one_line_per_row() {
+        let (_dir, r) = rendered();
+        let scenarios = read(&r.csv[0]);
+        let lines: Vec<&str> = scenarios.lines().collect();
+        assert_eq!(lines.len(), 1 + 4);
+        assert_eq!(lines[0], csv::SCENARIO_COLUMNS.join(","));
+        for l in &lines {
+            // No field of the fixture holds a comma, so a split counts the columns.
+            assert_eq!(l.split(',').count(), csv::SCENARIO_COLUMNS.len(), "{l}");
+        }
+        assert!(lines[1].starts_with("h2c-1kb,rest,rust,http2,h2c,16,8,,3,20000,"), "{}", lines[1]);
+        assert!(
+            lines[4].starts_with("broken,broken,go,http1,h1,")
+                && lines[4].ends_with(",failed,subject `broken` exited: exit status: 1: <b>boom</b>"),
+            "{}",
+            lines[4]
+        );
+
+        let claims = read(&r.csv[1]);
+        let lines: Vec<&str> = claims.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], csv::CLAIM_COLUMNS.join(","));
+        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,2x,2,"));
+        assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn markdown_has_headline_claims_and_scenarios() {
+        let (_dir, r) = rendered();
+        let md = read(&r.markdown);
+        assert!(
+            md.contains("- **Payload 1KB**: `h2c-1kb` is fastest at 20,000 req/s (95 % CI 19,006–20,994)."),
+            "{md}"
+        );
+        assert!(
+            md.contains("- **Failed** `broken`: subject \\`broken\\` exited: exit status: 1: &lt;b&gt;boom&lt;/b&gt;"),
+            "{md}"
+        );
+        assert!(md.contains("| **inconclusive** |"));
+        let scenario_rows = md.lines().filter(|l| l.starts_with("| `")).count();
+        assert_eq!(scenario_rows, 4);
+        let h2c = md.lines().find(|l| l.starts_with("| `h2c-1kb`")).unwrap();
+        assert!(h2c.contains("| 20,000 [19,006–20,994] |"), "{h2c}");
+        assert_eq!(h2c.matches(" | ").count() + 1, cells::COLUMNS.len(), "{h2c}");
+    }
+
+    #[test]
+    fn unreadable_directories_give_one_line_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = render(&dir.path().join("absent")).unwrap_err().to_string();
+        assert!(missing.contains("absent/run.json: not found"), "{missing}");
+
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        // A bad line followed by a good one: not a torn last line, so it is an error.
+        writeln!(f, "{{\"schema_version\": 1, oops").unwrap();
+        let good = read(&dir.path().join("measurements.jsonl")).lines().next().unwrap().to_string();
+        writeln!(f, "{good}").unwrap();
+        let bad = render(dir.path()).unwrap_err().to_string();
+        assert!(bad.contains("measurements.jsonl: line 11: not a measurement"), "{bad}");
+        for e in [missing, bad] {
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn one_repeat_renders_without_intervals() {
+        let dir = tempfile::tempdir().unwrap();
+        let specs =
+            vec![fixture::Spec::new("a", "http1", "", &[1000.0]), fixture::Spec::new("b", "http2", "", &[2000.0])];
+        fixture::write(dir.path(), &specs, "");
+        let stale = dir.path().join(CHARTS_DIR).join("payload.svg");
+        std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+        std::fs::write(&stale, "from an earlier render").unwrap();
+        let r = render(dir.path()).unwrap();
+        assert!(!stale.exists(), "a skipped chart's old file is removed");
+        let html = read(&r.html);
+        assert!(html.contains("All scenarios"));
+        assert!(html.contains("2.00× the next, <code>a</code> (1,000 req/s); one repeat, so no interval"), "{html}");
+        assert!(html.contains("<div class=\"ci\">n = 1</div>"));
+        assert!(html.contains("The suite states no claims."));
+        let names: Vec<_> = r.charts.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["rps.svg", "latency.svg"], "no 1KB/1MB labels: no payload chart");
+        assert!(html.contains("id=\"figure-payload\"><strong>1 KB vs 1 MB responses by transport</strong>: not drawn"));
+    }
+
+    /// `WIREBENCH_REPORT_SAMPLE=/some/dir cargo test -p wirebench-report sample` writes a fuller
+    /// sample run and its report there, for looking at in a browser.
+    #[test]
+    fn sample_report_renders() {
+        let target = std::env::var_os("WIREBENCH_REPORT_SAMPLE");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = target.as_ref().map_or(tmp.path(), Path::new);
+        if dir.join("measurements.jsonl").exists() {
+            std::fs::remove_file(dir.join("measurements.jsonl")).unwrap();
+        }
+        fixture::showcase(dir);
+        let r = render(dir).unwrap();
+        let html = read(&r.html);
+        assert!(html.contains("badge confirmed") && html.contains("badge refuted"), "showcase covers verdicts");
+        assert_eq!(r.charts.len(), 3);
+    }
+}

@@ -1,1 +1,51 @@
-fn main() {}
+//! wirebench: parse the command line, run the subcommand, print any error once on one line.
+
+mod cli;
+mod list;
+mod load;
+mod progress;
+mod run;
+
+use clap::Parser;
+
+/// Exit codes.
+const EXIT_OK: i32 = 0;
+const EXIT_ERROR: i32 = 1;
+/// The run finished and its report was written, but some scenarios failed.
+const EXIT_SCENARIOS_FAILED: i32 = 3;
+
+fn main() {
+    // A bug must still end in one line, not a panic trace.
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("wirebench: internal error: {msg}{at}");
+    }));
+    let cli = cli::Cli::parse();
+    let outcome = match cli.command {
+        cli::Command::List(args) => list::list(&args).map(|()| EXIT_OK),
+        cli::Command::Run(args) => {
+            run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
+        }
+        cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
+        cli::Command::Report { dir } => wirebench_report::render(&dir)
+            .map(|r| println!("{}", r.html.display()))
+            .map_err(anyhow::Error::from)
+            .map(|()| EXIT_OK),
+        cli::Command::Compare { a, b } => {
+            wirebench_report::compare(&a, &b).map(|t| print!("{t}")).map_err(anyhow::Error::from).map(|()| EXIT_OK)
+        }
+    };
+    match outcome {
+        Ok(code) => std::process::exit(code),
+        Err(e) => {
+            eprintln!("wirebench: {e:#}");
+            std::process::exit(EXIT_ERROR);
+        }
+    }
+}

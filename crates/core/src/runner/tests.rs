@@ -67,7 +67,11 @@ struct MockLauncher;
 impl Launcher for MockLauncher {
     fn start(&self, name: &str, _: &crate::suite::SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
         if name == "broken" {
-            return Err(SupervisorError::Exited { subject: name.into(), status: "exit status: 1".into(), tail: "boom".into() });
+            return Err(SupervisorError::Exited {
+                subject: name.into(),
+                status: "exit status: 1".into(),
+                tail: "boom".into(),
+            });
         }
         Ok(Box::new(MockSubject([("plain".to_string(), 1111), ("tls".to_string(), 2222)].into())))
     }

@@ -255,9 +255,14 @@ mod tests {
 
     #[tokio::test]
     async fn parses_length_and_chunked_bodies_split_across_reads() {
-        let r = replay(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nX-Long-Header: 0123456789\r\n\r\nhello world").await.unwrap();
+        let r = replay(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\nX-Long-Header: 0123456789\r\n\r\nhello world")
+            .await
+            .unwrap();
         assert_eq!((r.status, r.body_len, r.body.unwrap()), (200, 11, b"hello world".to_vec()));
-        let r = replay(b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n").await.unwrap();
+        let r =
+            replay(b"HTTP/1.1 201 Created\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+                .await
+                .unwrap();
         assert_eq!((r.status, r.body_len, r.body.unwrap()), (201, 11, b"hello world".to_vec()));
     }
 

@@ -47,7 +47,9 @@ impl Driver for Http2 {
             .parse()
             .map_err(|e| LoadError::Protocol(format!("bad request path: {e}")))?;
         Ok((0..streams)
-            .map(|_| Box::new(H2 { send: send.clone(), request: request.clone(), uri: uri.clone() }) as Box<dyn Channel>)
+            .map(|_| {
+                Box::new(H2 { send: send.clone(), request: request.clone(), uri: uri.clone() }) as Box<dyn Channel>
+            })
             .collect())
     }
 }

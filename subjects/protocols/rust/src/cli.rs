@@ -32,14 +32,7 @@ impl Cli {
     pub fn parse_or_exit() -> Self {
         match Self::try_parse() {
             Ok(cli) => cli,
-            Err(err)
-                if matches!(
-                    err.kind(),
-                    ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
-                ) =>
-            {
-                err.exit()
-            }
+            Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => err.exit(),
             Err(err) => {
                 eprintln!("{}", one_line(&err.to_string()));
                 std::process::exit(err.exit_code());
@@ -49,20 +42,13 @@ impl Cli {
 
     /// Worker count; `available_parallelism` honours the affinity mask the runner pins us to.
     pub fn workers(&self) -> usize {
-        self.workers
-            .or_else(|| std::thread::available_parallelism().ok())
-            .map_or(1, NonZeroUsize::get)
+        self.workers.or_else(|| std::thread::available_parallelism().ok()).map_or(1, NonZeroUsize::get)
     }
 }
 
 /// Joins the message part of a clap error (everything before its usage block) into one line.
 fn one_line(rendered: &str) -> String {
-    rendered
-        .lines()
-        .take_while(|line| !line.trim().is_empty())
-        .map(str::trim)
-        .collect::<Vec<_>>()
-        .join(" ")
+    rendered.lines().take_while(|line| !line.trim().is_empty()).map(str::trim).collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]
@@ -107,9 +93,6 @@ mod tests {
     #[test]
     fn errors_render_on_one_line() {
         let err = Cli::try_parse_from(["protocols-rust", "--port", "1", "--bogus"]).unwrap_err();
-        assert_eq!(
-            one_line(&err.to_string()),
-            "error: unexpected argument '--bogus' found"
-        );
+        assert_eq!(one_line(&err.to_string()), "error: unexpected argument '--bogus' found");
     }
 }

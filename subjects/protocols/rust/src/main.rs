@@ -45,9 +45,7 @@ async fn serve(cli: &cli::Cli, tls: Option<(u16, rustls::ServerConfig)>) -> anyh
     if let Some((port, config)) = tls {
         // actix puts its own "h2", "http/1.1" ahead of the config's identical list; rustls picks
         // the first match, so the repeat changes nothing.
-        server = server
-            .bind_rustls_0_23((host, port), config)
-            .with_context(|| format!("cannot bind {host}:{port}"))?;
+        server = server.bind_rustls_0_23((host, port), config).with_context(|| format!("cannot bind {host}:{port}"))?;
     }
     server.run().await.context("server stopped with an error")
 }

@@ -36,8 +36,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         InternalError::from_response(err, bad_request("size must be a decimal integer")).into()
     }))
     .app_data(web::QueryConfig::default().error_handler(|err, _req| {
-        InternalError::from_response(err, bad_request("query values must be decimal integers"))
-            .into()
+        InternalError::from_response(err, bad_request("query values must be decimal integers")).into()
     }))
     .service(web::resource("/health").route(web::get().to(health)))
     .service(web::resource("/payload/{bytes}").route(web::get().to(payload)))
@@ -47,15 +46,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 }
 
 fn bad_request(msg: &'static str) -> HttpResponse {
-    HttpResponse::BadRequest()
-        .content_type(ContentType::plaintext())
-        .body(msg)
+    HttpResponse::BadRequest().content_type(ContentType::plaintext()).body(msg)
 }
 
 fn ok_text() -> HttpResponse {
-    HttpResponse::Ok()
-        .content_type(ContentType::plaintext())
-        .body("ok")
+    HttpResponse::Ok().content_type(ContentType::plaintext()).body("ok")
 }
 
 async fn health() -> HttpResponse {
@@ -67,9 +62,7 @@ async fn payload(size: web::Path<usize>) -> HttpResponse {
     if !(PAYLOAD_MIN..=PAYLOAD_MAX).contains(&size) {
         return bad_request("size must be between 14 and 67108864 bytes");
     }
-    HttpResponse::Ok()
-        .content_type(ContentType::json())
-        .body(payload_body(size))
+    HttpResponse::Ok().content_type(ContentType::json()).body(payload_body(size))
 }
 
 /// Returns the payload of `size` bytes, building it only on first use so that requests measure
@@ -77,22 +70,13 @@ async fn payload(size: web::Path<usize>) -> HttpResponse {
 fn payload_body(size: usize) -> Bytes {
     static CACHE: LazyLock<RwLock<HashMap<usize, Bytes>>> = LazyLock::new(Default::default);
 
-    if let Some(body) = CACHE
-        .read()
-        .unwrap_or_else(PoisonError::into_inner)
-        .get(&size)
-    {
+    if let Some(body) = CACHE.read().unwrap_or_else(PoisonError::into_inner).get(&size) {
         return body.clone();
     }
     // Built outside the lock so a 64 MiB fill does not stall readers of other sizes; a racing
     // builder's copy is simply dropped.
     let body = build_payload(size);
-    CACHE
-        .write()
-        .unwrap_or_else(PoisonError::into_inner)
-        .entry(size)
-        .or_insert(body)
-        .clone()
+    CACHE.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(body).clone()
 }
 
 fn build_payload(size: usize) -> Bytes {
@@ -111,11 +95,8 @@ fn too_large() -> HttpResponse {
 }
 
 async fn echo(req: HttpRequest, mut payload: web::Payload) -> HttpResponse {
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared =
+        req.headers().get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > ECHO_LIMIT as u64) {
         return too_large();
     }
@@ -137,9 +118,7 @@ async fn echo(req: HttpRequest, mut payload: web::Payload) -> HttpResponse {
         .get(header::CONTENT_TYPE)
         .cloned()
         .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    HttpResponse::Ok()
-        .insert_header((header::CONTENT_TYPE, content_type))
-        .body(body.freeze())
+    HttpResponse::Ok().insert_header((header::CONTENT_TYPE, content_type)).body(body.freeze())
 }
 
 #[derive(Deserialize)]
@@ -177,12 +156,9 @@ async fn stream_chunks(query: web::Query<StreamQuery>) -> HttpResponse {
     let mut template = vec![b'x'; size];
     template[size - 1] = b'\n';
     let template = Bytes::from(template);
-    let body =
-        stream::iter((0..chunks).map(move |i| Ok::<_, Infallible>(stream_chunk(&template, i))));
+    let body = stream::iter((0..chunks).map(move |i| Ok::<_, Infallible>(stream_chunk(&template, i))));
     // No content length is set, so HTTP/1.1 sends this with chunked transfer encoding.
-    HttpResponse::Ok()
-        .content_type(ContentType::plaintext())
-        .streaming(body)
+    HttpResponse::Ok().content_type(ContentType::plaintext()).streaming(body)
 }
 
 /// Chunk `i`: `chunk NNN ` (i zero-padded to 3 digits), 'x' filling, then '\n' as the last byte.
@@ -218,10 +194,7 @@ mod tests {
         let app = app!();
         let resp = test::call_service(&app, TestRequest::get().uri(uri).to_request()).await;
         let status = resp.status();
-        let content_type = resp
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .map(|v| v.to_str().unwrap().to_owned());
+        let content_type = resp.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap().to_owned());
         (status, content_type, test::read_body(resp).await)
     }
 
@@ -303,26 +276,17 @@ mod tests {
             .to_request();
         let resp = test::call_service(&app, req).await;
         assert_eq!(resp.status(), StatusCode::OK);
-        assert_eq!(
-            resp.headers().get(header::CONTENT_TYPE).unwrap(),
-            "application/x-test; v=1"
-        );
+        assert_eq!(resp.headers().get(header::CONTENT_TYPE).unwrap(), "application/x-test; v=1");
         assert_eq!(test::read_body(resp).await, data);
     }
 
     #[actix_web::test]
     async fn echo_defaults_to_octet_stream() {
         let app = app!();
-        let req = TestRequest::post()
-            .uri("/echo")
-            .set_payload("abc")
-            .to_request();
+        let req = TestRequest::post().uri("/echo").set_payload("abc").to_request();
         let resp = test::call_service(&app, req).await;
         assert_eq!(resp.status(), StatusCode::OK);
-        assert_eq!(
-            resp.headers().get(header::CONTENT_TYPE).unwrap(),
-            "application/octet-stream"
-        );
+        assert_eq!(resp.headers().get(header::CONTENT_TYPE).unwrap(), "application/octet-stream");
         assert_eq!(test::read_body(resp).await, "abc");
     }
 
@@ -338,35 +302,23 @@ mod tests {
     #[actix_web::test]
     async fn echo_limit_is_16_mib() {
         let app = app!();
-        let req = TestRequest::post()
-            .uri("/echo")
-            .set_payload(vec![7u8; ECHO_LIMIT])
-            .to_request();
+        let req = TestRequest::post().uri("/echo").set_payload(vec![7u8; ECHO_LIMIT]).to_request();
         let resp = test::call_service(&app, req).await;
         assert_eq!(resp.status(), StatusCode::OK);
         assert_eq!(test::read_body(resp).await.len(), ECHO_LIMIT);
 
-        let req = TestRequest::post()
-            .uri("/echo")
-            .set_payload(vec![7u8; ECHO_LIMIT + 1])
-            .to_request();
+        let req = TestRequest::post().uri("/echo").set_payload(vec![7u8; ECHO_LIMIT + 1]).to_request();
         let resp = test::call_service(&app, req).await;
         assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
 
         // Without Content-Length (chunked upload) the limit is enforced while reading.
-        let mut req = TestRequest::post()
-            .uri("/echo")
-            .set_payload(vec![7u8; ECHO_LIMIT + 1])
-            .to_request();
+        let mut req = TestRequest::post().uri("/echo").set_payload(vec![7u8; ECHO_LIMIT + 1]).to_request();
         req.headers_mut().remove(header::CONTENT_LENGTH);
         let resp = test::call_service(&app, req).await;
         assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
 
         // Still serving after the rejection.
-        let req = TestRequest::post()
-            .uri("/echo")
-            .set_payload("z")
-            .to_request();
+        let req = TestRequest::post().uri("/echo").set_payload("z").to_request();
         assert_eq!(test::call_and_read_body(&app, req).await, "z");
     }
 
@@ -471,16 +423,9 @@ mod tests {
             (Method::PUT, "/hol"),
             (Method::POST, "/stream"),
         ] {
-            let req = TestRequest::default()
-                .method(method.clone())
-                .uri(uri)
-                .to_request();
+            let req = TestRequest::default().method(method.clone()).uri(uri).to_request();
             let resp = test::call_service(&app, req).await;
-            assert_eq!(
-                resp.status(),
-                StatusCode::METHOD_NOT_ALLOWED,
-                "{method} {uri}"
-            );
+            assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED, "{method} {uri}");
         }
         // The same service keeps answering after the rejections.
         let resp = test::call_service(&app, TestRequest::get().uri("/health").to_request()).await;

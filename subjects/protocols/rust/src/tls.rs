@@ -39,21 +39,13 @@ mod tests {
     #[test]
     fn advertises_h2_and_http11() {
         let config = server_config().unwrap();
-        assert_eq!(
-            config.alpn_protocols,
-            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
-        );
+        assert_eq!(config.alpn_protocols, vec![b"h2".to_vec(), b"http/1.1".to_vec()]);
     }
 
     #[test]
     fn offers_tls13_and_tls12() {
         let config = server_config().unwrap();
-        let versions: Vec<_> = config
-            .crypto_provider()
-            .cipher_suites
-            .iter()
-            .map(|s| s.version().version)
-            .collect();
+        let versions: Vec<_> = config.crypto_provider().cipher_suites.iter().map(|s| s.version().version).collect();
         assert!(versions.contains(&rustls::ProtocolVersion::TLSv1_3));
         assert!(versions.contains(&rustls::ProtocolVersion::TLSv1_2));
     }

@@ -24,20 +24,12 @@ impl Drop for Server {
 }
 
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 fn command(args: &[&str]) -> Command {
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .env_remove("PORT")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped());
+    cmd.args(args).env_remove("PORT").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     cmd
 }
 
@@ -56,12 +48,7 @@ fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 
 fn stderr_of(child: &mut Child) -> String {
     let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
     err
 }
 
@@ -69,11 +56,7 @@ fn stderr_of(child: &mut Child) -> String {
 fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<Vec<u8>> {
     let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
     stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-        addr.port()
-    )?;
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", addr.port())?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response)?;
     Ok(response)
@@ -81,10 +64,7 @@ fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<Vec<u8>> {
 
 /// Splits a raw response into status line, lower-cased headers and body.
 fn parse(response: &[u8]) -> (String, Vec<(String, String)>, Vec<u8>) {
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("response has a header block");
+    let split = response.windows(4).position(|w| w == b"\r\n\r\n").expect("response has a header block");
     let head = std::str::from_utf8(&response[..split]).unwrap();
     let mut lines = head.split("\r\n");
     let status = lines.next().unwrap().to_owned();
@@ -98,19 +78,12 @@ fn parse(response: &[u8]) -> (String, Vec<(String, String)>, Vec<u8>) {
 }
 
 fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers
-        .iter()
-        .find(|(n, _)| n == name)
-        .map(|(_, v)| v.as_str())
+    headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
 }
 
 fn start(port: u16) -> Server {
     let port_arg = port.to_string();
-    let mut server = Server(
-        command(&["--port", &port_arg, "--workers", "1"])
-            .spawn()
-            .unwrap(),
-    );
+    let mut server = Server(command(&["--port", &port_arg, "--workers", "1"]).spawn().unwrap());
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     let deadline = Instant::now() + STARTUP_LIMIT;
     loop {
@@ -120,15 +93,9 @@ fn start(port: u16) -> Server {
             }
         }
         if let Some(status) = server.0.try_wait().unwrap() {
-            panic!(
-                "server exited early ({status}): {}",
-                stderr_of(&mut server.0)
-            );
+            panic!("server exited early ({status}): {}", stderr_of(&mut server.0));
         }
-        assert!(
-            Instant::now() < deadline,
-            "server did not answer /health within {STARTUP_LIMIT:?}"
-        );
+        assert!(Instant::now() < deadline, "server did not answer /health within {STARTUP_LIMIT:?}");
         std::thread::sleep(POLL_INTERVAL);
     }
 }
@@ -151,8 +118,7 @@ fn serves_payload_then_exits_on_sigterm() {
     let pid = libc::pid_t::try_from(server.0.id()).unwrap();
     // SAFETY: kill(2) with a pid this test spawned and still owns; no memory is involved.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
-    let status = wait_with_timeout(&mut server.0, Duration::from_secs(5))
-        .expect("server exits within 5 s of SIGTERM");
+    let status = wait_with_timeout(&mut server.0, Duration::from_secs(5)).expect("server exits within 5 s of SIGTERM");
     assert!(status.success(), "exit status after SIGTERM: {status}");
 }
 
@@ -187,8 +153,7 @@ fn h2c_prior_knowledge_answers_without_nagle_delay() {
 
     let port = free_port();
     let _server = start(port);
-    let mut conn =
-        TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), IO_TIMEOUT).unwrap();
+    let mut conn = TcpStream::connect_timeout(&SocketAddr::from(([127, 0, 0, 1], port)), IO_TIMEOUT).unwrap();
     conn.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
     conn.set_nodelay(true).unwrap();
     conn.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n").unwrap();
@@ -268,10 +233,7 @@ fn taken_tls_port_fails_with_one_line() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let tls_port = taken.local_addr().unwrap().port();
     let free = free_port().to_string();
-    assert_bind_failure(
-        &["--port", &free, "--tls-port", &tls_port.to_string()],
-        tls_port,
-    );
+    assert_bind_failure(&["--port", &free, "--tls-port", &tls_port.to_string()], tls_port);
 }
 
 #[test]

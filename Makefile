@@ -1,0 +1,57 @@
+# wirebench — `make run` measures, `make test` checks. `make help` lists every target.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+CARGO ?= cargo
+WIREBENCH := target/release/wirebench
+APT_PACKAGES := nghttp2-client wrk hyperfine chromium
+
+.PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web bench lint fmt schemas clean
+
+help: ## List the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+setup: setup-apt setup-web ## Install what is missing (idempotent): Debian packages, npm packages
+
+setup-apt:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+setup-web:
+	@cd web && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error; }
+
+build: ## Build the instrument and the subjects (release)
+	$(CARGO) build --release --workspace --locked
+
+run: setup build ## Run the protocols suite (quick profile) and print the report's path
+	$(WIREBENCH) run protocols --profile quick --no-build
+
+smoke: build ## Run the seconds-long smoke suite
+	$(WIREBENCH) run smoke --no-build
+
+test: setup build test-rust test-web ## Every test: Rust unit + integration, browser report test
+
+test-rust:
+	$(CARGO) test --workspace --locked
+
+test-web:
+	cd web && node --test tests/
+
+bench: setup build ## The instrument against h2load and wrk on the same subject: prints ratios
+	bench/peers
+
+lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	cd web && npx tsc --noEmit
+
+fmt: ## Format the Rust code
+	$(CARGO) fmt --all
+
+schemas: ## Regenerate schemas/*.json from the Rust types
+	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date
+
+clean: ## Remove build outputs and results
+	rm -rf target results web/node_modules

@@ -1,0 +1,309 @@
+//! Synthetic results directories for the tests, written with the real `ResultsWriter`,
+//! `RunInfo` and `Measurement` types so the report reads exactly what a run would leave.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use wirebench_core::results::ResultsWriter;
+use wirebench_core::schema::{CpuSets, Latency, Machine, Measurement, Metrics, RunInfo, Status, SCHEMA_VERSION};
+use wirebench_core::suite::Suite;
+
+/// One scenario of a synthetic run.
+pub struct Spec {
+    pub id: &'static str,
+    pub subject: &'static str,
+    pub driver: &'static str,
+    pub tls: bool,
+    /// `payload` label (`1KB`, `1MB`); empty for none.
+    pub payload: &'static str,
+    /// `transport` label; empty to let the report derive it from driver and tls.
+    pub transport: &'static str,
+    pub connections: u32,
+    pub streams: u32,
+    /// Open-model rate, if any.
+    pub rate: Option<f64>,
+    /// req/s of each repeat that completed.
+    pub rps: Vec<f64>,
+    /// Subject and instrument CPU seconds per repeat.
+    pub cpu_s: (f64, f64),
+    /// Error of a failed repeat written after the completed ones.
+    pub error: Option<&'static str>,
+}
+
+impl Spec {
+    /// A closed-model scenario of subject `rest` with 16 connections (8 streams for http2).
+    pub fn new(id: &'static str, driver: &'static str, payload: &'static str, rps: &[f64]) -> Spec {
+        Spec {
+            id,
+            subject: "rest",
+            driver,
+            tls: false,
+            payload,
+            transport: "",
+            connections: 16,
+            streams: if driver == "http2" { 8 } else { 1 },
+            rate: None,
+            rps: rps.to_vec(),
+            cpu_s: (4.0, 1.0),
+            error: None,
+        }
+    }
+}
+
+/// The standard run: 3 repeats of `h2c-1kb` (~20,000 req/s) and `h2c-1mb` (~200 req/s,
+/// instrument-bound), a noisy `h1-1kb` (~10,000 req/s), a `broken` scenario that failed before
+/// any repeat, and one claim `rps(h2c-1kb) / rps(h1-1kb) > 1.5`.
+pub fn standard(dir: &Path) {
+    write(dir, &standard_specs(1.0), CLAIMS);
+}
+
+/// `standard` with every req/s multiplied by `scale`.
+pub fn standard_specs(scale: f64) -> Vec<Spec> {
+    let s = |v: &[f64]| v.iter().map(|x| x * scale).collect::<Vec<_>>();
+    vec![
+        Spec { transport: "h2c", ..Spec::new("h2c-1kb", "http2", "1KB", &s(&[20_000.0, 20_400.0, 19_600.0])) },
+        Spec {
+            transport: "h2c",
+            cpu_s: (1.0, 2.0),
+            ..Spec::new("h2c-1mb", "http2", "1MB", &s(&[200.0, 204.0, 196.0]))
+        },
+        Spec { connections: 64, ..Spec::new("h1-1kb", "http1", "1KB", &s(&[10_000.0, 12_000.0, 8_500.0])) },
+        Spec {
+            subject: "broken",
+            error: Some("subject `broken` exited: exit status: 1: <b>boom</b>"),
+            ..Spec::new("broken", "http1", "", &[])
+        },
+    ]
+}
+
+/// One claim, whose text tries to inject a script into the report.
+pub const CLAIMS: &str = r#"
+[[claims]]
+id = "h2c-beats-h1"
+text = "h2c serves <script>alert(1)</script> more & faster"
+published = "2x"
+published_value = 2.0
+note = "the study's table gives 2x but its own numbers give 1.8x"
+metric = "rps"
+numerator = "h2c-1kb"
+denominator = "h1-1kb"
+op = ">"
+threshold = 1.5
+"#;
+
+/// Writes `run.json` and `measurements.jsonl` for `specs` into `dir`; `claims` is TOML appended
+/// to the generated suite.
+pub fn write(dir: &Path, specs: &[Spec], claims: &str) {
+    let suite = suite(specs, claims);
+    let info = RunInfo {
+        schema_version: SCHEMA_VERSION,
+        run_id: "20260101T120000Z".into(),
+        suite: "protocols".into(),
+        suite_file: "suites/protocols.toml".into(),
+        profile: "quick".into(),
+        repeats: specs.iter().map(|s| s.rps.len()).max().unwrap_or(0) as u32,
+        started_at: "2026-01-01T12:00:00Z".into(),
+        finished_at: Some("2026-01-01T12:14:03Z".into()),
+        git_revision: Some("d73b6dc".into()),
+        machine: Machine {
+            cpu_model: "AMD EPYC 7B13".into(),
+            cores: 2,
+            kernel: "6.1.0-18-amd64".into(),
+            os: "Debian GNU/Linux 12 (bookworm)".into(),
+            memory_kb: 24 * 1024 * 1024,
+        },
+        versions: [("wirebench", "0.1.0"), ("rustc", "1.95.0"), ("hyper", "1.7.0")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        cpus: CpuSets { subject: vec![0], load: vec![1] },
+        only: None,
+        parameters: serde_json::to_value(&suite).unwrap(),
+    };
+    let mut w = ResultsWriter::create(dir, &info).unwrap();
+    for spec in specs {
+        for (i, &rps) in spec.rps.iter().enumerate() {
+            w.append(&measurement(spec, i as u32 + 1, Ok(rps))).unwrap();
+        }
+        if let Some(e) = spec.error {
+            w.append(&measurement(spec, spec.rps.len() as u32, Err(e))).unwrap();
+        }
+    }
+}
+
+fn suite(specs: &[Spec], claims: &str) -> Suite {
+    let mut text = String::from(
+        r#"
+description = "HTTP/1.1 vs HTTP/2, cleartext and TLS, small and large responses"
+[subjects.rest]
+lang = "rust"
+command = ["rest-server"]
+ports = { plain = "--port", tls = "--tls-port" }
+health = { path = "/health" }
+[subjects.broken]
+lang = "go"
+command = ["broken-server"]
+ports = { plain = "--port", tls = "--tls-port" }
+health = { path = "/health" }
+"#,
+    );
+    for s in specs {
+        let mut labels = vec![("api", "rest")];
+        if !s.payload.is_empty() {
+            labels.push(("payload", s.payload));
+        }
+        if !s.transport.is_empty() {
+            labels.push(("transport", s.transport));
+        }
+        let labels: Vec<String> = labels.iter().map(|(k, v)| format!("{k} = \"{v}\"")).collect();
+        let rate = s.rate.map(|r| format!("rate = {r:.1}\n")).unwrap_or_default();
+        text += &format!(
+            "[[scenarios]]\nid = \"{}\"\nsubject = \"{}\"\ndriver = \"{}\"\ntls = {}\npath = \"/items\"\n\
+             connections = {}\nstreams = {}\nduration_s = 5.0\n{rate}labels = {{ {} }}\n",
+            s.id,
+            s.subject,
+            s.driver,
+            s.tls,
+            s.connections,
+            s.streams,
+            labels.join(", ")
+        );
+    }
+    text += claims;
+    let suite = Suite::parse(&text, "fixture.toml").unwrap();
+    suite.check("fixture.toml", &["http1", "http2"]).unwrap();
+    suite
+}
+
+fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurement {
+    let mut params: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+    params.insert("connections".into(), spec.connections.into());
+    params.insert("streams".into(), spec.streams.into());
+    params.insert("tls".into(), spec.tls.into());
+    params.insert("method".into(), "GET".into());
+    params.insert("path".into(), "/items".into());
+    params.insert("duration_s".into(), 5.0.into());
+    if let Some(r) = spec.rate {
+        params.insert("rate".into(), r.into());
+    }
+    params.insert("api".into(), "rest".into());
+    if !spec.payload.is_empty() {
+        params.insert("payload".into(), spec.payload.into());
+    }
+    if !spec.transport.is_empty() {
+        params.insert("transport".into(), spec.transport.into());
+    }
+    let (status, error, metrics) = match outcome {
+        Err(e) => (Status::Failed, Some(e.to_string()), Metrics::default()),
+        Ok(rps) => (Status::Ok, None, metrics(spec, repeat, rps)),
+    };
+    Measurement {
+        schema_version: SCHEMA_VERSION,
+        run_id: "20260101T120000Z".into(),
+        suite: "protocols".into(),
+        scenario: spec.id.into(),
+        subject: spec.subject.into(),
+        lang: if spec.subject == "broken" { "go" } else { "rust" }.into(),
+        protocol: Some(spec.driver.into()),
+        format: None,
+        params,
+        repeat,
+        status,
+        error,
+        metrics,
+    }
+}
+
+/// Metrics consistent with Little's law: latency ≈ in-flight requests ÷ throughput.
+fn metrics(spec: &Spec, repeat: u32, rps: f64) -> Metrics {
+    let in_flight = f64::from(spec.connections * spec.streams);
+    let p50 = (in_flight / rps * 1e6).max(20.0);
+    let at = |f: f64| (p50 * f).round() as u64;
+    let curve =
+        [(0.0, 0.6), (50.0, 1.0), (75.0, 1.2), (90.0, 1.5), (99.0, 2.4), (99.9, 4.0), (99.99, 7.0), (100.0, 9.0)]
+            .iter()
+            .map(|&(p, f)| (p, at(f)))
+            .collect();
+    let (cpu_s, instrument_cpu_s) = spec.cpu_s;
+    Metrics {
+        requests: Some((rps * 5.0) as u64),
+        errors: Some(u64::from(repeat == 2)),
+        duration_s: Some(5.0),
+        rps: Some(rps),
+        bytes_sent: Some((rps * 5.0 * 100.0) as u64),
+        bytes_received: Some((rps * 5.0 * if spec.payload == "1MB" { 1_048_576.0 } else { 1024.0 }) as u64),
+        latency_us: Some(Latency {
+            min: at(0.6),
+            p50: at(1.0),
+            p90: at(1.5),
+            p99: at(2.4),
+            p999: at(4.0),
+            max: at(9.0),
+            mean: p50 * 1.1,
+            curve,
+        }),
+        cpu_s: Some(cpu_s),
+        rss_kb: Some(48_000 + u64::from(repeat) * 100),
+        instrument_cpu_s: Some(instrument_cpu_s),
+        instrument_bound: Some(instrument_cpu_s > cpu_s),
+        ..Default::default()
+    }
+}
+
+/// A fuller run for looking at: four transports × two payloads, an open-model scenario,
+/// a failure and two claims.
+pub fn showcase(dir: &Path) {
+    let h2tls =
+        |id, payload, rps: &[f64]| Spec { tls: true, transport: "h2+tls", ..Spec::new(id, "http2", payload, rps) };
+    let h1tls =
+        |id, payload, rps: &[f64]| Spec { tls: true, transport: "h1+tls", ..Spec::new(id, "http1", payload, rps) };
+    let h2c = |id, payload, rps: &[f64]| Spec { transport: "h2c", ..Spec::new(id, "http2", payload, rps) };
+    let h1 = |id, payload, rps: &[f64]| Spec { transport: "h1", ..Spec::new(id, "http1", payload, rps) };
+    let specs = vec![
+        h1("h1-1kb", "1KB", &[41_200.0, 40_650.0, 41_900.0]),
+        h2c("h2c-1kb", "1KB", &[63_100.0, 61_800.0, 64_000.0]),
+        h1tls("h1-tls-1kb", "1KB", &[35_400.0, 36_100.0, 35_000.0]),
+        h2tls("h2-tls-1kb", "1KB", &[47_300.0, 46_000.0, 48_900.0]),
+        h1("h1-1mb", "1MB", &[610.0, 622.0, 605.0]),
+        h2c("h2c-1mb", "1MB", &[540.0, 548.0, 551.0]),
+        h1tls("h1-tls-1mb", "1MB", &[402.0, 340.0, 450.0]),
+        Spec { cpu_s: (0.9, 1.6), ..h2tls("h2-tls-1mb", "1MB", &[388.0, 395.0, 391.0]) },
+        Spec { rate: Some(20_000.0), connections: 32, ..h1("h1-1kb-open", "", &[19_990.0, 19_995.0, 19_992.0]) },
+        Spec {
+            subject: "broken",
+            error: Some("subject `broken` did not answer /health within 30 s: connection refused"),
+            ..h2c("h2c-go-1kb", "1KB", &[])
+        },
+    ];
+    let claims = r#"
+[[claims]]
+id = "h2-multiplexing"
+text = "HTTP/2 multiplexing serves small responses at least 1.3× faster than HTTP/1.1"
+published = "1.5× (Table 3)"
+published_value = 1.5
+metric = "rps"
+numerator = "h2c-1kb"
+denominator = "h1-1kb"
+op = ">"
+threshold = 1.3
+[[claims]]
+id = "tls-cost"
+text = "TLS costs HTTP/2 less than 5 % of throughput"
+published = "-3 %"
+note = "the study computes 3 % from 52,000 vs 50,500 req/s, which is 2.9 %"
+metric = "rps"
+numerator = "h2-tls-1kb"
+denominator = "h2c-1kb"
+op = ">"
+threshold = 0.95
+[[claims]]
+id = "large-p99"
+text = "1 MB responses over HTTP/1.1 stay under 100 ms at p99"
+published = "< 100 ms"
+metric = "p99_us"
+numerator = "h1-1mb"
+op = "<"
+threshold = 100000.0
+"#;
+    write(dir, &specs, claims);
+}

@@ -1,0 +1,398 @@
+//! `report.html`: one self-contained page (inline CSS and SVG; no scripts, fonts or images, so it
+//! works offline). Every text that comes from a file is written through `Esc`.
+
+use std::fmt::{self, Display, Write};
+
+use crate::cells::{Cells, COLUMNS, TABLE_NOTE};
+use crate::charts::{Chart, Drawn};
+use crate::format::{self, NONE};
+use crate::model::{Flag, Report, Row};
+
+/// Text escaped for HTML element content and quoted attribute values.
+pub struct Esc<'a>(pub &'a str);
+
+impl Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for c in self.0.chars() {
+            match c {
+                '&' => f.write_str("&amp;")?,
+                '<' => f.write_str("&lt;")?,
+                '>' => f.write_str("&gt;")?,
+                '"' => f.write_str("&quot;")?,
+                '\'' => f.write_str("&#39;")?,
+                c => f.write_char(c)?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `write!` into a `String`, which cannot fail.
+macro_rules! put {
+    ($out:expr, $($arg:tt)*) => {
+        let _ = write!($out, $($arg)*);
+    };
+}
+
+/// The whole page: header, headline, claims, scenarios, charts (inline) and method note.
+pub fn page(report: &Report, charts: &[Chart]) -> String {
+    let mut h = String::with_capacity(64 * 1024);
+    let run = &report.run;
+    put!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"color-scheme\" content=\"light\">\n<title>wirebench · {} · {}</title>\n<style>{CSS}</style>\n\
+         </head>\n<body>\n<main>\n",
+        Esc(&run.suite),
+        Esc(&run.run_id)
+    );
+    header(&mut h, report);
+    headline(&mut h, report);
+    claims(&mut h, report);
+    scenarios(&mut h, report);
+    figures(&mut h, charts);
+    method(&mut h, report);
+    let links: Vec<String> = std::iter::once(crate::MARKDOWN_FILE)
+        .chain(crate::csv::TABLES.iter().map(|(name, _)| *name))
+        .map(|f| format!("<a href=\"{f}\">{f}</a>"))
+        .collect();
+    put!(
+        h,
+        "<footer>Also written: {} · charts as SVG in <a href=\"{dir}/\">{dir}/</a></footer>\n</main>\n</body>\n</html>\n",
+        links.join(" · "),
+        dir = crate::CHARTS_DIR
+    );
+    h
+}
+
+fn header(h: &mut String, report: &Report) {
+    let run = &report.run;
+    let m = &run.machine;
+    put!(h, "<header id=\"run\">\n<p class=\"kicker\">wirebench report</p>\n<h1>{}</h1>\n", Esc(&run.suite));
+    if let Some(d) = report.description() {
+        put!(h, "<p class=\"lede\">{}</p>\n", Esc(d));
+    }
+    let finished = run.finished_at.as_deref().unwrap_or("did not finish");
+    let pinning =
+        format!("subject {} · load {}", format::cpu_list(&run.cpus.subject), format::cpu_list(&run.cpus.load));
+    let facts: Vec<(&str, String)> = vec![
+        ("Suite file", run.suite_file.clone()),
+        ("Profile", run.profile.clone()),
+        ("Repeats", run.repeats.to_string()),
+        ("Run id", run.run_id.clone()),
+        ("Started", run.started_at.clone()),
+        ("Finished", finished.to_string()),
+        ("Git revision", run.git_revision.clone().unwrap_or_else(|| "unknown".into())),
+        ("CPU", format!("{} · {} cores", m.cpu_model, m.cores)),
+        ("Memory", format::gib_from_kib(m.memory_kb)),
+        ("Kernel", m.kernel.clone()),
+        ("OS", m.os.clone()),
+        ("CPU pinning", pinning),
+    ];
+    h.push_str("<dl class=\"facts\">\n");
+    for (k, v) in &facts {
+        put!(h, "<div><dt>{k}</dt><dd>{}</dd></div>\n", Esc(v));
+    }
+    if let Some(only) = &run.only {
+        put!(h, "<div><dt>Only</dt><dd><code>{}</code></dd></div>\n", Esc(only));
+    }
+    h.push_str("</dl>\n");
+    if !run.versions.is_empty() {
+        h.push_str("<details class=\"versions\" open><summary>Versions</summary>\n<table id=\"versions\"><tbody>\n");
+        for (k, v) in &run.versions {
+            put!(h, "<tr><th scope=\"row\">{}</th><td><code>{}</code></td></tr>\n", Esc(k), Esc(v));
+        }
+        h.push_str("</tbody></table></details>\n");
+    }
+    h.push_str("</header>\n");
+}
+
+fn code(id: &str) -> String {
+    format!("<code>{}</code>", Esc(id))
+}
+
+fn headline(h: &mut String, report: &Report) {
+    h.push_str("<section id=\"headline\">\n<h2>Headline</h2>\n");
+    if report.run.finished_at.is_none() {
+        h.push_str(
+            "<div class=\"callout warn\"><strong>The run did not finish.</strong> \
+             Scenarios after the interruption are missing.</div>\n",
+        );
+    }
+    if let Err(why) = &report.suite {
+        put!(h, "<div class=\"callout warn\">{}</div>\n", Esc(why));
+    }
+    if report.headline.is_empty() {
+        h.push_str("<p class=\"muted\">No scenario measured req/s.</p>\n");
+    } else {
+        h.push_str("<div class=\"cards\">\n");
+        for g in &report.headline {
+            let row = &report.rows[g.fastest];
+            let rps = row.rps().expect("headline rows have req/s");
+            let group = report.group_title(g);
+            put!(h, "<article class=\"card\">\n<div class=\"card-group\">{} · fastest</div>\n", Esc(&group));
+            put!(
+                h,
+                "<div class=\"card-winner\">{} <span class=\"muted\">{}</span></div>\n",
+                code(row.id()),
+                Esc(&stack(row))
+            );
+            put!(
+                h,
+                "<div class=\"card-value\">{} <span class=\"unit\">req/s</span></div>\n",
+                format::thousands(rps.median)
+            );
+            if let Some((lo, hi)) = rps.ci {
+                put!(h, "<div class=\"ci\">95 % CI {}</div>\n", format::interval(lo, hi, format::thousands));
+            }
+            put!(h, "<p class=\"card-vs\">{}</p>\n</article>\n", report.versus(g, code));
+        }
+        h.push_str("</div>\n");
+    }
+    let failed: Vec<&Row> = report.failed().collect();
+    if !failed.is_empty() {
+        h.push_str("<div class=\"callout failed\" id=\"failures\"><strong>Failed scenarios</strong>\n<ul>\n");
+        for r in failed {
+            put!(
+                h,
+                "<li>{}: <span class=\"err\">{}</span> <span class=\"muted\">({} of {} repeats completed)</span></li>\n",
+                code(r.id()),
+                Esc(r.summary.error.as_deref().unwrap_or("")),
+                r.summary.ok_repeats,
+                report.run.repeats
+            );
+        }
+        h.push_str("</ul></div>\n");
+    }
+    for flag in [Flag::Noisy, Flag::InstrumentBound] {
+        let ids: Vec<String> = report.flagged(flag).map(|r| code(r.id())).collect();
+        if !ids.is_empty() {
+            put!(
+                h,
+                "<div class=\"callout caveat\"><span class=\"badge flag {0}\">{0}</span> {1}: {2}.</div>\n",
+                flag.id(),
+                ids.join(", "),
+                flag.meaning()
+            );
+        }
+    }
+    h.push_str("</section>\n");
+}
+
+/// `h2c · http2 · rest (rust)`.
+fn stack(r: &Row) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if !r.transport.is_empty() {
+        parts.push(r.transport.clone());
+    }
+    if !r.protocol().is_empty() {
+        parts.push(r.protocol().to_string());
+    }
+    parts.push(format!("{} ({})", r.summary.subject, r.summary.lang));
+    parts.join(" · ")
+}
+
+fn claims(h: &mut String, report: &Report) {
+    h.push_str(
+        "<section id=\"claims-section\">\n<h2>Claims</h2>\n<div class=\"scroll\"><table id=\"claims\">\n<thead><tr>\
+         <th>Claim</th><th>Published</th><th class=\"num\">Ours (95 % interval)</th><th>Verdict</th><th>Reason</th>\
+         </tr></thead>\n<tbody>\n",
+    );
+    if report.claims.is_empty() {
+        h.push_str("<tr><td colspan=\"5\" class=\"muted\">The suite states no claims.</td></tr>\n");
+    }
+    for j in &report.claims {
+        let c = &j.claim;
+        let verdict = j.verdict.as_str();
+        put!(
+            h,
+            "<tr class=\"verdict-{verdict}\"><td>{}<div class=\"expr\"><code>{}</code></div></td><td>{}",
+            Esc(&c.text),
+            Esc(&format::claim_expression(c)),
+            Esc(&c.published)
+        );
+        if let Some(note) = &c.note {
+            put!(h, "<div class=\"note\"><strong>Note:</strong> {}</div>", Esc(note));
+        }
+        let value = j.value.map_or(NONE.to_string(), |v| format::claim_value(c, v));
+        put!(h, "</td><td class=\"num\">{}", Esc(&value));
+        if let Some((lo, hi)) = j.interval {
+            put!(h, "<div class=\"ci\">{}</div>", Esc(&format::interval(lo, hi, |v| format::claim_value(c, v))));
+        }
+        put!(
+            h,
+            "</td><td><span class=\"badge {verdict}\">{verdict}</span></td><td>{}</td></tr>\n",
+            Esc(format::claim_reason(j))
+        );
+    }
+    h.push_str("</tbody></table></div>\n</section>\n");
+}
+
+fn scenarios(h: &mut String, report: &Report) {
+    h.push_str("<section id=\"scenarios-section\">\n<h2>Scenarios</h2>\n<div class=\"scroll\"><table id=\"scenarios\">\n<thead><tr>");
+    for (label, num) in COLUMNS {
+        put!(h, "<th{}>{label}</th>", if *num { " class=\"num\"" } else { "" });
+    }
+    h.push_str("</tr></thead>\n<tbody>\n");
+    for r in &report.rows {
+        let c = Cells::of(r, report.run.repeats);
+        let class = if r.failed() { " class=\"failed\"" } else { "" };
+        put!(
+            h,
+            "<tr{class} data-scenario=\"{}\"><td class=\"id\">{}</td><td>{}<div class=\"sub\">{}</div></td><td>{}</td><td>{}</td>",
+            Esc(&c.id),
+            code(&c.id),
+            Esc(&c.subject),
+            Esc(&c.lang),
+            Esc(&c.protocol),
+            Esc(&c.transport)
+        );
+        put!(h, "<td class=\"num\">{}<div class=\"sub\">{}</div></td>", Esc(&c.concurrency), Esc(&c.model));
+        put!(h, "<td class=\"num\"><strong>{}</strong><div class=\"ci\">{}</div></td>", c.rps, c.rps_ci);
+        for l in &c.latency {
+            put!(h, "<td class=\"num\">{l}</td>");
+        }
+        for v in [&c.errors, &c.cpu_s, &c.rss_mib, &c.instrument_cpu_s] {
+            put!(h, "<td class=\"num\">{v}</td>");
+        }
+        h.push_str("<td class=\"flags\">");
+        for f in &r.flags {
+            put!(h, "<span class=\"badge flag {0}\" title=\"{1}\">{0}</span> ", f.id(), f.meaning());
+        }
+        if let Some(e) = &r.summary.error {
+            put!(h, "<div class=\"err\">{}</div>", Esc(e));
+        }
+        if let Some(n) = &c.repeats_note {
+            put!(h, "<div class=\"sub\">{n}</div>");
+        }
+        h.push_str("</td></tr>\n");
+    }
+    h.push_str("</tbody></table></div>\n<ul class=\"legend\">\n");
+    for f in [Flag::Noisy, Flag::InstrumentBound, Flag::Failed] {
+        put!(h, "<li><span class=\"badge flag {0}\">{0}</span> {1}</li>\n", f.id(), f.meaning());
+    }
+    put!(h, "</ul>\n<p class=\"muted small\">{TABLE_NOTE}</p>\n</section>\n");
+}
+
+fn figures(h: &mut String, charts: &[Chart]) {
+    h.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n");
+    for c in charts {
+        match &c.drawn {
+            Drawn::Svg { svg, note } => {
+                put!(h, "<figure id=\"figure-{}\">\n{svg}", c.name);
+                if let Some(n) = note {
+                    put!(h, "<figcaption>{}</figcaption>\n", Esc(n));
+                }
+                h.push_str("</figure>\n");
+            }
+            Drawn::Skipped(why) => {
+                put!(
+                    h,
+                    "<p class=\"skipped\" id=\"figure-{}\"><strong>{}</strong>: not drawn, {}.</p>\n",
+                    c.name,
+                    Esc(c.title),
+                    Esc(why)
+                );
+            }
+        }
+    }
+    h.push_str("</section>\n");
+}
+
+fn method(h: &mut String, report: &Report) {
+    put!(
+        h,
+        "<section id=\"method\">\n<h2>Method</h2>\n<p>Each scenario ran {} times (profile <code>{}</code>). \
+         Numbers are the median over those repeats; the range beside them is the 95 % confidence interval of the \
+         mean (Student's t), which narrows as repeats are added and is absent with one repeat. In the \
+         <em>closed</em> model each stream sends its next request as soon as the previous one is answered, so \
+         req/s is the capacity at that concurrency; in the <em>open</em> model requests arrive at a fixed rate and \
+         latency is measured from each request's intended send time, so it is corrected for coordinated \
+         omission. A claim is confirmed only when its whole interval satisfies it and refuted only when its \
+         whole interval contradicts it; ratios take the conservative interval (low ÷ high to high ÷ low). The \
+         headline ranks closed-model scenarios only, since open-model req/s is the offered rate.</p>\n\
+         </section>\n",
+        report.run.repeats,
+        Esc(&report.run.profile)
+    );
+}
+
+const CSS: &str = r#"
+:root{--fg:#1f2328;--muted:#59636e;--line:#d1d9e0;--soft:#f6f8fa;--green:#1a7f37;--red:#cf222e;--grey:#6e7781;--amber:#9a6700;--purple:#8250df}
+*{box-sizing:border-box}
+body{margin:0;background:#fff;color:var(--fg);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:1440px;margin:0 auto;padding:32px 28px 64px}
+h1{font-size:30px;line-height:1.2;margin:0 0 6px}
+h2{font-size:20px;margin:44px 0 14px;padding-bottom:6px;border-bottom:1px solid var(--line)}
+code{font-family:ui-monospace,SFMono-Regular,"SF Mono",Menlo,Consolas,monospace;font-size:.88em;background:var(--soft);padding:1px 5px;border-radius:4px}
+.kicker{margin:0;color:var(--muted);font-size:13px;text-transform:uppercase;letter-spacing:.06em}
+.lede{margin:0 0 8px;color:var(--muted);font-size:16px}
+.muted{color:var(--muted)}
+.small{font-size:13px}
+.facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(230px,1fr));gap:10px 28px;margin:20px 0}
+.facts dt{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
+.facts dd{margin:0;overflow-wrap:anywhere}
+.versions summary{cursor:pointer;color:var(--muted);font-size:13px}
+#versions{width:auto;margin-top:6px}
+#versions th{background:none;font-weight:500;color:var(--muted)}
+table{border-collapse:collapse;width:100%;font-size:14px}
+th,td{padding:7px 10px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
+thead th{background:var(--soft);font-weight:600;font-size:13px;white-space:nowrap;border-bottom:2px solid var(--line)}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tbody tr:hover{background:#f6f8fa}
+tr.failed{background:#fff5f5}
+.scroll{overflow-x:auto}
+.ci,.sub{color:var(--muted);font-size:12px;white-space:nowrap}
+.expr{margin-top:4px}
+.expr code{font-size:12px}
+.note{margin-top:4px;font-size:13px;color:var(--amber)}
+.err{color:var(--red);font-size:13px;max-width:380px;overflow-wrap:anywhere}
+.flags{min-width:120px}
+.flags .err{max-width:240px}
+td.id code{white-space:nowrap}
+#scenarios{font-size:13px}
+#scenarios th,#scenarios td{padding:6px 7px}
+#scenarios thead th{white-space:normal;vertical-align:bottom;min-width:3.5em}
+.badge{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12px;font-weight:600;line-height:1.6;white-space:nowrap;border:1px solid transparent}
+.badge.confirmed{background:var(--green);color:#fff}
+.badge.refuted{background:var(--red);color:#fff}
+.badge.inconclusive{background:#eaeef2;color:var(--grey);border-color:#d0d7de}
+.badge.flag.noisy{background:#fff8c5;color:var(--amber);border-color:#d4a72c}
+.badge.flag.instrument-bound{background:#fbefff;color:var(--purple);border-color:#d8b9ff}
+.badge.flag.failed{background:var(--red);color:#fff}
+.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(300px,1fr));gap:16px;margin-bottom:16px}
+.card{border:1px solid var(--line);border-radius:10px;padding:16px 18px;background:#fff;box-shadow:0 1px 2px rgba(31,35,40,.06)}
+.card-group{font-size:12px;color:var(--muted);text-transform:uppercase;letter-spacing:.05em}
+.card-winner{margin:6px 0 2px;font-size:16px}
+.card-value{font-size:28px;font-weight:650;font-variant-numeric:tabular-nums}
+.card-value .unit{font-size:15px;font-weight:500;color:var(--muted)}
+.card-vs{margin:8px 0 0;font-size:14px}
+.callout{border-left:4px solid var(--line);background:var(--soft);padding:10px 14px;margin:10px 0;border-radius:0 6px 6px 0;font-size:14px}
+.callout ul{margin:6px 0 0;padding-left:20px}
+.callout.failed{border-color:var(--red);background:#fff5f5}
+.callout.failed strong{color:var(--red)}
+.callout.warn{border-color:#d4a72c;background:#fff8c5}
+.legend{list-style:none;padding:0;margin:10px 0 0;font-size:13px;color:var(--muted)}
+.legend li{margin:3px 0}
+figure{margin:0 0 28px}
+svg.chart{display:block;max-width:100%;height:auto;border:1px solid var(--line);border-radius:10px}
+figcaption{font-size:13px;color:var(--muted);margin-top:6px}
+.skipped{color:var(--muted);font-size:14px}
+#method p{max-width:80ch}
+footer{margin-top:48px;padding-top:12px;border-top:1px solid var(--line);font-size:13px;color:var(--muted)}
+a{color:#0969da}
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_covers_markup_and_quotes() {
+        assert_eq!(
+            Esc(r#"<script>alert("x")</script> & 'y'"#).to_string(),
+            "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;y&#39;"
+        );
+    }
+}

@@ -1,0 +1,186 @@
+//! `summary.md`: the headline, claims table and scenarios table as GitHub-flavoured Markdown.
+//! Text from files goes through `md` (table cells) or `code` (ids), so no markup gets through.
+
+use std::fmt::Write;
+
+use crate::cells::{Cells, COLUMNS, TABLE_NOTE};
+use crate::format::{self, NONE};
+use crate::model::{Flag, Report};
+
+macro_rules! put {
+    ($out:expr, $($arg:tt)*) => {
+        let _ = write!($out, $($arg)*);
+    };
+}
+
+/// Text safe inside a table cell: pipes escaped, markup as entities, one line.
+pub fn md(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '`' => out.push_str("\\`"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An id as a code span (whose content renderers show literally, markup included); ids that a
+/// code span cannot hold (backticks, line breaks) are written as plain text.
+pub fn code(id: &str) -> String {
+    if id.contains(['`', '\n', '\r']) {
+        md(id)
+    } else {
+        format!("`{}`", id.replace('|', "\\|"))
+    }
+}
+
+/// The whole `summary.md`.
+pub fn summary(report: &Report) -> String {
+    let run = &report.run;
+    let m = &run.machine;
+    let mut out = String::new();
+    put!(out, "# wirebench report: {}\n\n", md(&run.suite));
+    if let Some(d) = report.description() {
+        put!(out, "{}\n\n", md(d));
+    }
+    put!(
+        out,
+        "Run {} · profile {} · {} repeats · {} – {} · {} ({} cores, {}) · {} · git {}\n\n",
+        code(&run.run_id),
+        md(&run.profile),
+        run.repeats,
+        md(&run.started_at),
+        md(run.finished_at.as_deref().unwrap_or("did not finish")),
+        md(&m.cpu_model),
+        m.cores,
+        format::gib_from_kib(m.memory_kb),
+        md(&m.kernel),
+        md(run.git_revision.as_deref().unwrap_or("unknown"))
+    );
+    out.push_str("Full report with charts: [report.html](report.html).\n\n## Headline\n\n");
+    if let Err(why) = &report.suite {
+        put!(out, "> **Warning:** {}\n\n", md(why));
+    }
+    for g in &report.headline {
+        let row = &report.rows[g.fastest];
+        let rps = row.rps().expect("headline rows have req/s");
+        let group = report.group_title(g);
+        let ci = rps
+            .ci
+            .map_or(String::new(), |(lo, hi)| format!(" (95 % CI {})", format::interval(lo, hi, format::thousands)));
+        put!(
+            out,
+            "- **{}**: {} is fastest at {} req/s{ci}. {}\n",
+            md(&group),
+            code(row.id()),
+            format::thousands(rps.median),
+            report.versus(g, code)
+        );
+    }
+    for r in report.failed() {
+        put!(
+            out,
+            "- **Failed** {}: {} ({} of {} repeats completed)\n",
+            code(r.id()),
+            md(r.summary.error.as_deref().unwrap_or("")),
+            r.summary.ok_repeats,
+            run.repeats
+        );
+    }
+    for flag in [Flag::Noisy, Flag::InstrumentBound] {
+        let ids: Vec<String> = report.flagged(flag).map(|r| code(r.id())).collect();
+        if !ids.is_empty() {
+            put!(out, "- *{}*: {}: {}.\n", flag.id(), ids.join(", "), flag.meaning());
+        }
+    }
+    if report.headline.is_empty() && report.failed().next().is_none() {
+        out.push_str("No scenario measured req/s.\n");
+    }
+
+    out.push_str("\n## Claims\n\n");
+    if report.claims.is_empty() {
+        out.push_str("The suite states no claims.\n");
+    } else {
+        out.push_str("| Claim | Published | Ours (95 % interval) | Verdict | Reason |\n|---|---|--:|---|---|\n");
+        for j in &report.claims {
+            let c = &j.claim;
+            let note = c.note.as_deref().map_or(String::new(), |n| format!("<br>*Note:* {}", md(n)));
+            let value = j.value.map_or(NONE.to_string(), |v| format::claim_value(c, v));
+            let interval = j.interval.map_or(String::new(), |(lo, hi)| {
+                format!(" [{}]", format::interval(lo, hi, |v| format::claim_value(c, v)))
+            });
+            put!(
+                out,
+                "| {}<br>{} | {}{note} | {}{} | **{}** | {} |\n",
+                md(&c.text),
+                code(&format::claim_expression(c)),
+                md(&c.published),
+                md(&value),
+                md(&interval),
+                j.verdict.as_str(),
+                md(format::claim_reason(j))
+            );
+        }
+    }
+
+    out.push_str("\n## Scenarios\n\n|");
+    for (label, _) in COLUMNS {
+        put!(out, " {label} |");
+    }
+    out.push_str("\n|");
+    for (_, num) in COLUMNS {
+        out.push_str(if *num { "--:|" } else { "---|" });
+    }
+    out.push('\n');
+    for r in &report.rows {
+        let c = Cells::of(r, run.repeats);
+        let rps = if c.rps_ci.is_empty() { c.rps.clone() } else { format!("{} [{}]", c.rps, c.rps_ci) };
+        let mut flags: Vec<String> = r.flags.iter().map(|f| format!("**{}**", f.id())).collect();
+        if let Some(e) = &r.summary.error {
+            flags.push(md(e));
+        }
+        if let Some(n) = &c.repeats_note {
+            flags.push(n.clone());
+        }
+        put!(
+            out,
+            "| {} | {} ({}) | {} | {} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            code(&c.id),
+            md(&c.subject),
+            md(&c.lang),
+            md(&c.protocol),
+            md(&c.transport),
+            md(&c.concurrency),
+            md(&c.model),
+            rps,
+            c.latency.join(" | "),
+            c.errors,
+            c.cpu_s,
+            c.rss_mib,
+            c.instrument_cpu_s,
+            flags.join(" ")
+        );
+    }
+    put!(out, "\n{TABLE_NOTE}\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_cannot_break_the_table_or_inject_markup() {
+        assert_eq!(md("a|b <script>\nc & d"), "a\\|b &lt;script&gt; c &amp; d");
+        assert_eq!(code("h2c-1kb"), "`h2c-1kb`");
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("<b>"), "`<b>`");
+        assert_eq!(code("a`b"), "a\\`b");
+    }
+}

@@ -1,0 +1,102 @@
+//! The command line: every subcommand and flag of `wirebench`, and nothing else.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "wirebench",
+    version,
+    about = "Measures web protocols, API styles, formats and server languages on this machine"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List suites, their subjects and scenarios, and the load drivers.
+    List(ListArgs),
+    /// Run a suite and write results/<UTC-timestamp>-<suite>/ with report.html.
+    Run(RunArgs),
+    /// Send load at one URL, like h2load or wrk, and print what was measured.
+    Load(LoadArgs),
+    /// Render report.html, summary.md, CSV and charts of a results directory again.
+    Report {
+        /// A results directory (results/<timestamp>-<suite>).
+        dir: PathBuf,
+    },
+    /// Per-scenario ratios of run B over run A, with confidence intervals.
+    Compare { a: PathBuf, b: PathBuf },
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[arg(long, default_value = "suites")]
+    pub suites_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Suite name (a file in --suites-dir) or path to a suite file.
+    pub suite: String,
+    /// smoke (1 repeat, seconds), quick (3 repeats) or full (10 repeats), or one the suite defines.
+    #[arg(long)]
+    pub profile: Option<String>,
+    /// Only scenarios whose id matches this glob (e.g. 'rest-h2*').
+    #[arg(long)]
+    pub only: Option<String>,
+    /// CPU split, e.g. `subject=0,load=1`; `none` disables pinning. Default: half each.
+    #[arg(long)]
+    pub cpus: Option<String>,
+    #[arg(long, default_value = "suites")]
+    pub suites_dir: PathBuf,
+    /// Parent of the results directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Skip the subjects' build steps (they are already built).
+    #[arg(long)]
+    pub no_build: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// http://host:port/path or https://host:port/path (loopback only).
+    pub url: String,
+    /// Load driver (see `wirebench list`).
+    #[arg(long, default_value = "http1")]
+    pub driver: String,
+    /// Concurrent connections.
+    #[arg(short = 'c', long, default_value_t = 10)]
+    pub connections: u32,
+    /// Concurrent streams per connection (HTTP/2).
+    #[arg(short = 'm', long, default_value_t = 1)]
+    pub streams: u32,
+    /// Total requests.
+    #[arg(short = 'n', long, conflicts_with = "duration")]
+    pub requests: Option<u64>,
+    /// Seconds to run instead of a request count.
+    #[arg(short = 'd', long)]
+    pub duration: Option<f64>,
+    /// Open model: requests per second at a constant arrival rate.
+    #[arg(long)]
+    pub rate: Option<f64>,
+    #[arg(long, default_value = "GET")]
+    pub method: String,
+    /// Request body of this many bytes.
+    #[arg(long)]
+    pub body_bytes: Option<usize>,
+    #[arg(long, default_value_t = 200)]
+    pub expect_status: u16,
+    /// Expected body size; answers of another size count as errors.
+    #[arg(long)]
+    pub expect_bytes: Option<u64>,
+    /// Load threads (default: the CPUs this process may use).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}

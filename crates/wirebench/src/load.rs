@@ -1,0 +1,107 @@
+//! `wirebench load`: one load at one URL, like h2load or wrk, for side-by-side comparisons.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicU64;
+
+use anyhow::{bail, Context};
+
+use crate::cli::LoadArgs;
+use wirebench_core::machine;
+use wirebench_core::runner::{Executor, Plan, Stop, Target};
+use wirebench_core::suite::{Expect, Scenario};
+use wirebench_load::LoadEngine;
+
+pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
+    let (target, path) = parse_url(&args.url)?;
+    wirebench_load::driver(&args.driver)?;
+    let stop = match (args.requests, args.duration) {
+        (Some(n), None) => Stop::Requests(n),
+        (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
+        (None, None) => Stop::Requests(10_000),
+        _ => bail!("--duration must be positive"),
+    };
+    if args.connections == 0 || args.streams == 0 {
+        bail!("-c and -m must be at least 1");
+    }
+    let scenario = Scenario {
+        id: "load".into(),
+        subject: "url".into(),
+        driver: args.driver.clone(),
+        tls: target.tls,
+        method: args.method.clone(),
+        path,
+        body_bytes: args.body_bytes,
+        headers: BTreeMap::new(),
+        connections: args.connections,
+        streams: args.streams,
+        requests: args.requests,
+        duration_s: args.duration,
+        rate: args.rate,
+        warmup_requests: None,
+        warmup_s: None,
+        expect: Expect { status: args.expect_status, body_bytes: args.expect_bytes, body_sha256: None },
+        labels: BTreeMap::new(),
+    };
+    let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
+    engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
+    let plan = Plan { connections: args.connections, streams: args.streams, stop, rate: args.rate };
+    let cpu_before = machine::own_cpu_s();
+    let r = engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?;
+    let cpu_s = machine::own_cpu_s() - cpu_before;
+    let secs = r.duration.as_secs_f64();
+    let rps = if secs > 0.0 { r.requests as f64 / secs } else { 0.0 };
+    let l = &r.latency;
+    if args.json {
+        let v = serde_json::json!({
+            "requests": r.requests, "errors": r.errors, "duration_s": secs, "rps": rps,
+            "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received, "cpu_s": cpu_s,
+            "latency_us": {"min": l.min, "p50": l.p50, "p90": l.p90, "p99": l.p99, "p999": l.p999, "max": l.max, "mean": l.mean},
+            "first_error": r.first_error,
+        });
+        println!("{v}");
+    } else {
+        println!("requests {}  errors {}  duration {secs:.3} s  {rps:.0} req/s", r.requests, r.errors);
+        println!("latency µs: min {} p50 {} p90 {} p99 {} p99.9 {} max {}", l.min, l.p50, l.p90, l.p99, l.p999, l.max);
+        println!("bytes sent {}  received {}  instrument CPU {cpu_s:.3} s", r.bytes_sent, r.bytes_received);
+        if let Some(e) = &r.first_error {
+            println!("first error: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// Splits `http[s]://host:port/path`; only loopback hosts are accepted.
+fn parse_url(url: &str) -> anyhow::Result<(Target, String)> {
+    let (tls, rest) = if let Some(r) = url.strip_prefix("https://") {
+        (true, r)
+    } else if let Some(r) = url.strip_prefix("http://") {
+        (false, r)
+    } else {
+        bail!("`{url}`: expected http://host:port/path or https://...");
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let (host, port) = authority.rsplit_once(':').with_context(|| format!("`{url}`: the URL needs a port"))?;
+    let port: u16 = port.parse().with_context(|| format!("`{url}`: bad port `{port}`"))?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if !loopback {
+        bail!("`{host}` is not a loopback address: wirebench only sends load to this machine");
+    }
+    let path = if path.is_empty() { "/".to_string() } else { path.to_string() };
+    Ok((Target { host: host.to_string(), port, tls }, path))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_url;
+
+    #[test]
+    fn urls_parse_and_only_loopback_is_allowed() {
+        let (t, p) = parse_url("https://127.0.0.1:8443/payload/1024").unwrap();
+        assert_eq!((t.host.as_str(), t.port, t.tls, p.as_str()), ("127.0.0.1", 8443, true, "/payload/1024"));
+        assert_eq!(parse_url("http://localhost:80").unwrap().1, "/");
+        for bad in ["ftp://x", "http://127.0.0.1/x", "http://127.0.0.1:x/", "http://10.0.0.1:80/"] {
+            assert!(parse_url(bad).is_err(), "{bad}");
+        }
+    }
+}

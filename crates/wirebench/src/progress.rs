@@ -1,0 +1,135 @@
+//! The progress display of `wirebench run`: a bar over scenarios with the repeat and live req/s
+//! on a terminal; one plain line per measurement when stdout is not a terminal.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use wirebench_core::runner::Progress;
+use wirebench_core::schema::{Measurement, Status};
+
+pub struct Bar {
+    bar: ProgressBar,
+    live: Arc<AtomicU64>,
+    state: Arc<Mutex<State>>,
+    done: Arc<AtomicBool>,
+    interactive: bool,
+}
+
+#[derive(Default)]
+struct State {
+    scenario: String,
+    phase: String,
+}
+
+impl Bar {
+    pub fn new() -> Bar {
+        let interactive = std::io::stdout().is_terminal();
+        let bar = ProgressBar::with_draw_target(
+            Some(0),
+            if interactive { ProgressDrawTarget::stderr() } else { ProgressDrawTarget::hidden() },
+        );
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} {msg} [{elapsed_precise}]")
+                .expect("valid template"),
+        );
+        let b = Bar {
+            bar,
+            live: Arc::new(AtomicU64::new(0)),
+            state: Arc::new(Mutex::new(State::default())),
+            done: Arc::new(AtomicBool::new(false)),
+            interactive,
+        };
+        if interactive {
+            b.tick_live_rate();
+        }
+        b
+    }
+
+    /// Refreshes the live req/s five times a second from the engine's completion counter.
+    fn tick_live_rate(&self) {
+        let (bar, live, state, done) = (self.bar.clone(), self.live.clone(), self.state.clone(), self.done.clone());
+        std::thread::spawn(move || {
+            let mut last = (Instant::now(), 0u64);
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                let now = (Instant::now(), live.load(Ordering::Relaxed));
+                let rate = now.1.saturating_sub(last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                last = now;
+                let s = state.lock().expect("progress state");
+                bar.set_message(format!("{} · {} · {} req/s", s.scenario, s.phase, thousands(rate)));
+            }
+        });
+    }
+}
+
+impl Progress for Bar {
+    fn scenario(&self, index: usize, total: usize, id: &str, _repeats: u32) {
+        self.bar.set_length(total as u64);
+        self.bar.set_position(index.saturating_sub(1) as u64);
+        self.state.lock().expect("progress state").scenario = id.to_string();
+    }
+
+    fn phase(&self, repeat: Option<u32>) {
+        self.state.lock().expect("progress state").phase = match repeat {
+            Some(r) => format!("repeat {r}"),
+            None => "warm-up".into(),
+        };
+    }
+
+    fn live(&self) -> &AtomicU64 {
+        &self.live
+    }
+
+    fn measured(&self, m: &Measurement) {
+        let line = match m.status {
+            Status::Ok => {
+                let p99 = m.metrics.latency_us.as_ref().map_or(0, |l| l.p99);
+                format!(
+                    "  {:<28} repeat {:>2}  {:>12} req/s  p99 {:>9} µs  errors {}",
+                    m.scenario,
+                    m.repeat,
+                    thousands(m.metrics.rps.unwrap_or(0.0)),
+                    thousands(p99 as f64),
+                    m.metrics.errors.unwrap_or(0)
+                )
+            }
+            Status::Failed => format!("  {:<28} FAILED: {}", m.scenario, m.error.as_deref().unwrap_or("")),
+        };
+        if self.interactive {
+            self.bar.println(line);
+        } else {
+            eprintln!("{line}");
+        }
+    }
+
+    fn finish(&self) {
+        self.done.store(true, Ordering::Relaxed);
+        self.bar.finish_and_clear();
+    }
+}
+
+/// 1234567.8 → "1,234,568".
+pub fn thousands(v: f64) -> String {
+    let s = format!("{:.0}", v.max(0.0));
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(super::thousands(1234567.8), "1,234,568");
+        assert_eq!(super::thousands(999.0), "999");
+        assert_eq!(super::thousands(0.0), "0");
+    }
+}

@@ -1,0 +1,124 @@
+//! `wirebench run`: load the suite, build its subjects, pin CPUs, run, render the report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+
+use crate::cli::RunArgs;
+use crate::progress::Bar;
+use wirebench_core::results::Results;
+use wirebench_core::runner::{self, RunOptions};
+use wirebench_core::suite::{self, Suite};
+use wirebench_core::supervisor::Supervisor;
+use wirebench_core::{machine, now_utc, stamp_utc};
+use wirebench_load::LoadEngine;
+
+/// Runs the suite; returns how many scenarios failed.
+pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
+    let drivers = wirebench_load::driver_ids();
+    let path = suite::resolve(&args.suite, &args.suites_dir);
+    if !path.exists() {
+        bail!("no suite `{}`: {} does not exist (see `wirebench list`)", args.suite, path.display());
+    }
+    let suite = Suite::load(&path, &drivers)?;
+    let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
+    let profile = suite.profile(&profile_name).with_context(|| {
+        let mut names: Vec<&str> = vec!["smoke", "quick", "full"];
+        names.extend(suite.profiles.keys().map(String::as_str));
+        format!("unknown profile `{profile_name}`: use one of {}", names.join(", "))
+    })?;
+    if let Some(glob) = &args.only {
+        let pattern = glob::Pattern::new(glob).with_context(|| format!("--only `{glob}` is not a glob"))?;
+        if suite.plan(&profile, Some(&pattern)).is_empty() {
+            bail!("--only `{glob}` matches no scenario of suite `{}`", suite.name);
+        }
+    }
+    let cpus = machine::cpu_sets(args.cpus.as_deref())?;
+    let root = project_root(&args.suites_dir)?;
+    let out_dir = unique_dir(&args.out, &suite.name);
+    let supervisor = Supervisor { root: root.clone(), log_dir: out_dir.clone(), cpus: cpus.subject.clone() };
+
+    if !args.no_build {
+        // Before pinning: builds may use every core.
+        let mut built = Vec::new();
+        for s in &suite.scenarios {
+            if !built.contains(&s.subject) {
+                eprintln!("building subject `{}` ...", s.subject);
+                supervisor.build(&s.subject, &suite.subjects[&s.subject])?;
+                built.push(s.subject.clone());
+            }
+        }
+    }
+    // Threads and processes started from here on inherit the load engine's CPUs; subjects are
+    // re-pinned to theirs between fork and exec.
+    machine::pin_current_thread(&cpus.load)?;
+    let threads = if cpus.load.is_empty() { machine::online_cpus().len() } else { cpus.load.len() };
+    let opts = RunOptions {
+        run_id: out_dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+        started_at: now_utc(),
+        suite_file: path.display().to_string(),
+        profile_name,
+        profile,
+        only: args.only.clone(),
+        out_dir,
+        cpus,
+        versions: versions(),
+        git_revision: git_revision(&root),
+        clock: now_utc,
+    };
+    eprintln!("results: {}", opts.out_dir.display());
+    let progress = Bar::new();
+    let dir = runner::run(&suite, &opts, &supervisor, &LoadEngine { threads }, &progress)?;
+    let rendered = wirebench_report::render(&dir)?;
+    let failed = Results::read(&dir)?.summaries().iter().filter(|s| s.error.is_some()).count();
+    if failed > 0 {
+        eprintln!("{failed} scenario(s) failed: see the report");
+    }
+    println!("{}", rendered.html.display());
+    Ok(failed)
+}
+
+/// The directory holding `suites/`: commands and working directories are relative to it.
+fn project_root(suites_dir: &Path) -> anyhow::Result<PathBuf> {
+    let dir = suites_dir.canonicalize().with_context(|| format!("no suites directory {}", suites_dir.display()))?;
+    Ok(dir.parent().map(Path::to_path_buf).unwrap_or(dir))
+}
+
+/// `results/<UTC-timestamp>-<suite>`, with a suffix if two runs start in the same second.
+fn unique_dir(base: &Path, suite: &str) -> PathBuf {
+    let stamp = stamp_utc();
+    let mut dir = runner::results_dir(base, &stamp, suite);
+    let mut n = 2;
+    while dir.exists() {
+        dir = runner::results_dir(base, &format!("{stamp}.{n}"), suite);
+        n += 1;
+    }
+    dir
+}
+
+fn versions() -> BTreeMap<String, String> {
+    let mut v: BTreeMap<String, String> = env!("WIREBENCH_LIB_VERSIONS")
+        .split(';')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    v.insert("wirebench".into(), env!("CARGO_PKG_VERSION").into());
+    v
+}
+
+fn git_revision(root: &Path) -> Option<String> {
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let rev = git(&["rev-parse", "--short", "HEAD"])?;
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
+    Some(if dirty { format!("{rev}-dirty") } else { rev })
+}

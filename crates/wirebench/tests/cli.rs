@@ -1,0 +1,248 @@
+//! The wirebench binary as a user runs it: the smoke suite for real against the REST subject,
+//! validated against the published schema; SIGKILL of the runner mid-run; subjects that fail in
+//! each way a subject can; a malformed suite. Needs the release subject (`make build`).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn subject_binary() -> PathBuf {
+    let p = workspace().join("target/release/protocols-rust");
+    assert!(p.exists(), "{} is missing: run `make build` (make test does) first", p.display());
+    p
+}
+
+fn wirebench(args: &[&str]) -> Output {
+    Command::new(WIREBENCH).args(args).current_dir(workspace()).stdin(Stdio::null()).output().unwrap()
+}
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// A project root with `suites/<name>.toml` holding `text`.
+fn project(name: &str, text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("suites")).unwrap();
+    std::fs::write(dir.path().join("suites").join(format!("{name}.toml")), text).unwrap();
+    dir
+}
+
+fn results_dir(stdout: &[u8]) -> PathBuf {
+    let html = String::from_utf8_lossy(stdout).lines().last().unwrap_or_default().to_string();
+    assert!(html.ends_with("report.html"), "stdout ends with the report path: {html}");
+    PathBuf::from(html).parent().unwrap().to_path_buf()
+}
+
+fn assert_one_line_error(out: &Output, want: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("panicked") && !stderr.contains("backtrace"), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    assert!(stderr.contains(want), "`{stderr}` mentions `{want}`");
+}
+
+#[test]
+fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
+    subject_binary();
+    let out_base = tempfile::tempdir().unwrap();
+    let out = wirebench(&["run", "smoke", "--no-build", "--out", out_base.path().to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = results_dir(&out.stdout);
+    for f in ["run.json", "measurements.jsonl", "report.html", "summary.md", "subject-rest-rust.log"] {
+        assert!(dir.join(f).exists(), "{f} written");
+    }
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(workspace().join("schemas/measurement.schema.json")).unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let rows = lines(&dir.join("measurements.jsonl"));
+    assert_eq!(rows.len(), 9, "one row per smoke scenario");
+    for row in &rows {
+        assert!(validator.is_valid(row), "valid against schema: {row}");
+        assert_eq!(row["status"], "ok", "{row}");
+        assert_eq!(row["metrics"]["errors"], 0);
+        assert!(row["metrics"]["rps"].as_f64().unwrap() > 0.0);
+        assert!(row["metrics"]["cpu_s"].as_f64().is_some(), "subject CPU sampled");
+        assert!(row["metrics"]["rss_kb"].as_u64().unwrap() > 0, "subject RSS sampled");
+    }
+    let h1 = rows.iter().find(|r| r["scenario"] == "rest-h1-1kb").unwrap();
+    assert_eq!(h1["metrics"]["requests"], 400);
+    assert!(h1["metrics"]["bytes_received"].as_u64().unwrap() > 400 * 1024);
+    let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();
+    let run_schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(workspace().join("schemas/run.schema.json")).unwrap()).unwrap();
+    assert!(jsonschema::validator_for(&run_schema).unwrap().is_valid(&run));
+    assert!(run["finished_at"].is_string());
+    assert!(run["machine"]["cores"].as_u64().unwrap() >= 1);
+    assert!(run["versions"]["h2"].is_string() && run["versions"]["rustc"].is_string());
+}
+
+fn suite_with_subject(extra: &str, scenarios: &str) -> String {
+    format!(
+        r#"
+[subjects.real]
+lang = "rust"
+command = ["{bin}"]
+ports = {{ plain = "--port", tls = "--tls-port" }}
+health = {{ path = "/health" }}
+{extra}
+{scenarios}
+"#,
+        bin = subject_binary().display()
+    )
+}
+
+#[test]
+fn sigkill_of_the_runner_keeps_finished_lines_and_leaves_no_subject() {
+    let tag = format!("wirebench-test-{}", std::process::id());
+    let scenarios = (0..6)
+        .map(|i| format!("[[scenarios]]\nid = \"s{i}\"\nsubject = \"real\"\ndriver = \"http1\"\npath = \"/payload/64\"\nconnections = 2\nduration_s = 0.5\n"))
+        .collect::<String>();
+    let text = suite_with_subject(&format!("env = {{ WIREBENCH_TEST_TAG = \"{tag}\" }}"), &scenarios);
+    let dir = project("long", &text);
+    let out = dir.path().join("out");
+    let mut child = Command::new(WIREBENCH)
+        .args(["run", "long", "--no-build", "--profile", "quick", "--out"])
+        .arg(&out)
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let jsonl = || std::fs::read_dir(&out).ok()?.flatten().next().map(|e| e.path().join("measurements.jsonl"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let finished = loop {
+        let n = jsonl().and_then(|p| std::fs::read_to_string(p).ok()).map_or(0, |t| t.lines().count());
+        if n >= 2 {
+            break n;
+        }
+        assert!(Instant::now() < deadline, "no measurement written within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(tagged_processes(&tag) > 0, "the subject runs while the runner does");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tagged_processes(&tag) > 0 {
+        assert!(Instant::now() < deadline, "the subject outlived the SIGKILLed runner");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rows = lines(&jsonl().unwrap());
+    assert!(rows.len() >= finished, "every finished line survives and parses");
+    assert!(rows.iter().all(|r| r["status"] == "ok"));
+}
+
+/// Processes (not zombies) whose environment carries `tag`.
+fn tagged_processes(tag: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().chars().all(|c| c.is_ascii_digit()))
+        .filter(|e| {
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
+            !zombie
+                && std::fs::read(e.path().join("environ"))
+                    .is_ok_and(|env| env.windows(tag.len()).any(|w| w == tag.as_bytes()))
+        })
+        .count()
+}
+
+#[test]
+fn failing_subjects_become_failed_rows_with_their_reason() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    let scenario = |id: &str, subject: &str, path: &str, expect: &str| {
+        format!("[[scenarios]]\nid = \"{id}\"\nsubject = \"{subject}\"\ndriver = \"http1\"\npath = \"{path}\"\nconnections = 1\nrequests = 10\n{expect}\n")
+    };
+    let text = suite_with_subject(
+        &format!(
+            r#"
+[subjects.sleepy]
+lang = "sh"
+command = ["sh", "-c", "sleep 30", "sleepy"]
+ports = {{ plain = "--port" }}
+health = {{ path = "/health" }}
+ready_timeout_s = 1
+
+[subjects.crashing]
+lang = "sh"
+command = ["sh", "-c", "echo config file missing >&2; exit 4", "crashing"]
+ports = {{ plain = "--port" }}
+health = {{ path = "/health" }}
+
+[subjects.taken]
+lang = "rust"
+command = ["{bin}"]
+ports = {{ plain = "--port" }}
+fixed_ports = {{ plain = {port} }}
+health = {{ path = "/health" }}
+"#,
+            bin = subject_binary().display()
+        ),
+        &[
+            scenario("good", "real", "/payload/1024", "expect = { body_bytes = 1024 }"),
+            scenario("wrong-bytes", "real", "/payload/1024", "expect = { body_bytes = 1000 }"),
+            scenario("never-ready", "sleepy", "/", ""),
+            scenario("crashes", "crashing", "/", ""),
+            scenario("port-taken", "taken", "/", ""),
+        ]
+        .concat(),
+    );
+    let dir = project("failing", &text);
+    let out = Command::new(WIREBENCH)
+        .args(["run", "failing", "--no-build", "--profile", "smoke", "--out"])
+        .arg(dir.path().join("out"))
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "exit 3: some scenarios failed; {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let rows = lines(&results_dir(&out.stdout).join("measurements.jsonl"));
+    let error = |id: &str| {
+        let row = rows.iter().find(|r| r["scenario"] == id).unwrap_or_else(|| panic!("row for {id}"));
+        row["error"].as_str().unwrap_or("").to_string()
+    };
+    assert_eq!(rows.iter().find(|r| r["scenario"] == "good").unwrap()["status"], "ok");
+    assert_eq!(error("wrong-bytes"), "verification failed: body is 1024 bytes, expected 1000");
+    assert!(error("never-ready").starts_with("subject `sleepy` not ready after 1 s"), "{}", error("never-ready"));
+    let crashed = error("crashes");
+    assert!(crashed.contains("exited with exit status: 4") && crashed.contains("config file missing"), "{crashed}");
+    assert!(error("port-taken").contains(&format!("port {port} (plain) is taken")), "{}", error("port-taken"));
+    drop(taken);
+}
+
+#[test]
+fn bad_input_gives_one_line_and_exit_1() {
+    let dir = project("broken", "[subjects.x]\nlang = \"rust\"\ncommand = []\nports = { plain = \"--port\" }\nhealth = { path = \"/h\" }\n[[scenarios]]\nid = \"a\"\nsubject = \"x\"\ndriver = \"http1\"\npath = \"/\"\nconnections = \"many\"\nrequests = 1\n");
+    let suites = dir.path().join("suites");
+    let run = |args: &[&str]| {
+        Command::new(WIREBENCH).args(args).arg("--suites-dir").arg(&suites).current_dir(dir.path()).output().unwrap()
+    };
+    assert_one_line_error(&run(&["run", "broken"]), "broken.toml: scenarios[0].connections: invalid type");
+    assert_one_line_error(&run(&["run", "nosuch"]), "no suite `nosuch`");
+    assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--profile", "huge"]), "unknown profile `huge`");
+    assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--cpus", "subject=zero"]), "--cpus");
+    assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--only", "nothing*"]), "matches no scenario");
+    assert_one_line_error(&wirebench(&["report", "/nonexistent/dir"]), "/nonexistent/dir");
+    assert_one_line_error(&wirebench(&["load", "http://10.1.2.3:80/"]), "not a loopback address");
+}
+
+#[test]
+fn list_shows_suites_and_drivers() {
+    let out = wirebench(&["list"]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for want in ["smoke", "protocols", "rest-h2-tls-1kb", "http1", "http2"] {
+        assert!(text.contains(want), "list mentions {want}: {text}");
+    }
+}
