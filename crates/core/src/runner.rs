@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::machine;
 use crate::results::{ResultsError, ResultsWriter};
 use crate::schema::{CpuSets, Latency, Measurement, Metrics, RunInfo, Status, SCHEMA_VERSION};
-use crate::suite::{Profile, Scenario, Suite};
+use crate::suite::{HarnessSpec, Profile, Scenario, Suite};
 use crate::supervisor::{Launcher, RunningSubject};
 
 /// A repeat fails when more than this share of its requests got a wrong answer.
@@ -150,7 +150,8 @@ pub fn run(
         None => None,
     };
     let scenarios = suite.plan(&opts.profile, pattern.as_ref());
-    if scenarios.is_empty() {
+    let harnesses = suite.harnesses_matching(pattern.as_ref());
+    if scenarios.is_empty() && harnesses.is_empty() {
         return Err(RunError::NothingSelected(opts.only.clone().unwrap_or_default(), suite.name.clone()));
     }
     let mut info = RunInfo {
@@ -170,7 +171,15 @@ pub fn run(
         parameters: parameters(suite, &scenarios),
     };
     let mut writer = ResultsWriter::create(&opts.out_dir, &info)?;
-    let mut ctx = Ctx { suite, opts, executor, progress, writer: &mut writer, index: 0, total: scenarios.len() };
+    let mut ctx = Ctx {
+        suite,
+        opts,
+        executor,
+        progress,
+        writer: &mut writer,
+        index: 0,
+        total: scenarios.len() + harnesses.len(),
+    };
 
     // Subjects in the order their first scenario appears.
     let mut subjects: Vec<&str> = Vec::new();
@@ -197,6 +206,10 @@ pub fn run(
                 subject.stop();
             }
         }
+    }
+    for h in &harnesses {
+        ctx.index += 1;
+        ctx.harness(h, launcher)?;
     }
     progress.finish();
     info.finished_at = Some((opts.clock)());
@@ -260,6 +273,62 @@ impl Ctx<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Runs a harness, writing each measurement line it prints as it prints it.
+    fn harness(&mut self, h: &HarnessSpec, launcher: &dyn Launcher) -> Result<(), RunError> {
+        self.progress.scenario(self.index, self.total, &h.id, self.opts.profile.repeats);
+        self.progress.phase(Some(self.opts.profile.repeats));
+        let args = [
+            "--repeats".to_string(),
+            self.opts.profile.repeats.to_string(),
+            "--run-id".into(),
+            self.opts.run_id.clone(),
+        ];
+        let mut written = 0usize;
+        let mut write_error = None;
+        let outcome = launcher.harness(h, &args, &mut |line| {
+            let row = match serde_json::from_str::<Measurement>(line) {
+                Ok(m) if m.schema_version != SCHEMA_VERSION => self.harness_failure(
+                    h,
+                    format!("harness wrote schema_version {}, expected {SCHEMA_VERSION}", m.schema_version),
+                ),
+                Ok(m) => Measurement { run_id: self.opts.run_id.clone(), suite: self.suite.name.clone(), ..m },
+                Err(e) => self.harness_failure(h, format!("harness printed a line that is not a measurement: {e}")),
+            };
+            if write_error.is_none() {
+                written += 1;
+                if let Err(e) = self.write(row) {
+                    write_error = Some(e);
+                }
+            }
+        });
+        if let Some(e) = write_error {
+            return Err(e);
+        }
+        match outcome {
+            Err(e) => self.write(self.harness_failure(h, e.to_string())),
+            Ok(()) if written == 0 => self.write(self.harness_failure(h, "harness printed no measurement".into())),
+            Ok(()) => Ok(()),
+        }
+    }
+
+    fn harness_failure(&self, h: &HarnessSpec, error: String) -> Measurement {
+        Measurement {
+            schema_version: SCHEMA_VERSION,
+            run_id: self.opts.run_id.clone(),
+            suite: self.suite.name.clone(),
+            scenario: h.id.clone(),
+            subject: h.id.clone(),
+            lang: h.lang.clone(),
+            protocol: None,
+            format: None,
+            params: BTreeMap::new(),
+            repeat: 0,
+            status: Status::Failed,
+            error: Some(error),
+            metrics: Metrics::default(),
+        }
     }
 
     fn row(&self, s: &Scenario, repeat: u32, outcome: Result<Metrics, String>) -> Measurement {

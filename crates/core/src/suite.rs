@@ -26,8 +26,32 @@ pub struct Suite {
     pub scenario_defaults: Option<toml::Table>,
     #[serde(default)]
     pub scenarios: Vec<Scenario>,
+    /// In-process measurements (codecs, kernels): commands that print measurement lines.
+    #[serde(default)]
+    pub harnesses: Vec<HarnessSpec>,
     #[serde(default)]
     pub claims: Vec<Claim>,
+}
+
+/// A command that measures in its own process and prints one measurement JSON line per result
+/// (schemas/measurement.schema.json). The runner appends `--repeats R --run-id ID`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessSpec {
+    pub id: String,
+    pub lang: String,
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub build: Option<Vec<String>>,
+    #[serde(default)]
+    pub workdir: Option<String>,
+    /// The harness is killed and its row failed after this long.
+    #[serde(default = "default_harness_timeout")]
+    pub timeout_s: f64,
+}
+
+fn default_harness_timeout() -> f64 {
+    1800.0
 }
 
 fn default_profile() -> String {
@@ -287,6 +311,14 @@ impl Suite {
                 return bad(key("path"), "must start with /".into());
             }
         }
+        for (i, h) in self.harnesses.iter().enumerate() {
+            if h.command.is_empty() {
+                return bad(format!("harnesses[{i}].command"), "must name a program".into());
+            }
+            if self.scenarios.iter().any(|s| s.id == h.id) || self.harnesses[..i].iter().any(|o| o.id == h.id) {
+                return bad(format!("harnesses[{i}].id"), format!("`{}` is used twice", h.id));
+            }
+        }
         for (name, p) in &self.profiles {
             if p.repeats == 0 || p.scale <= 0.0 {
                 return bad(format!("profiles.{name}"), "repeats and scale must be positive".into());
@@ -325,6 +357,11 @@ impl Suite {
             _ => return None,
         };
         Some(Profile { repeats, scale, max_connections: None })
+    }
+
+    /// Harnesses selected by an optional glob on their id.
+    pub fn harnesses_matching(&self, only: Option<&glob::Pattern>) -> Vec<HarnessSpec> {
+        self.harnesses.iter().filter(|h| only.is_none_or(|p| p.matches(&h.id))).cloned().collect()
     }
 
     /// Scenarios selected by an optional glob on their id, with the profile applied.

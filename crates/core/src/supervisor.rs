@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::suite::SubjectSpec;
+use crate::suite::{HarnessSpec, SubjectSpec};
 
 /// How often readiness is polled while waiting (bounded by the subject's `ready_timeout_s`).
 const READY_POLL: Duration = Duration::from_millis(25);
@@ -31,13 +31,21 @@ pub enum SupervisorError {
     Exited { subject: String, status: String, tail: String },
     #[error("subject `{subject}` not ready after {timeout_s} s (GET {url}); last stderr: {tail}")]
     NotReady { subject: String, timeout_s: f64, url: String, tail: String },
+    #[error("harness `{id}` failed ({status}); last stderr: {tail}")]
+    HarnessFailed { id: String, status: String, tail: String },
     #[error("cannot pick a free port: {0}")]
     NoPort(std::io::Error),
+    #[error("cannot write {path}: {source}")]
+    Log { path: String, source: std::io::Error },
 }
 
 /// A subject the runner can start; implemented by `Supervisor` and by mocks in tests.
 pub trait Launcher {
     fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError>;
+
+    /// Runs an in-process harness with `args` appended, calling `line` with each line it prints
+    /// on stdout as it prints it. Errors when it cannot start, exits non-zero or times out.
+    fn harness(&self, h: &HarnessSpec, args: &[String], line: &mut dyn FnMut(&str)) -> Result<(), SupervisorError>;
 }
 
 /// A started, ready subject.
@@ -61,13 +69,13 @@ pub struct Supervisor {
 }
 
 impl Supervisor {
-    /// Runs the subject's build step, if it has one.
-    pub fn build(&self, name: &str, spec: &SubjectSpec) -> Result<(), SupervisorError> {
-        let Some(argv) = &spec.build else { return Ok(()) };
+    /// Runs a subject's or harness's build step (`argv`, in `workdir`), if it has one.
+    pub fn build(&self, name: &str, argv: Option<&[String]>, workdir: Option<&str>) -> Result<(), SupervisorError> {
+        let Some(argv) = argv.filter(|a| !a.is_empty()) else { return Ok(()) };
         let command = argv.join(" ");
         let out = Command::new(&argv[0])
             .args(&argv[1..])
-            .current_dir(self.workdir(spec))
+            .current_dir(self.dir(workdir))
             .stdin(Stdio::null())
             .output()
             .map_err(|e| SupervisorError::Build {
@@ -83,7 +91,12 @@ impl Supervisor {
     }
 
     fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
-        match &spec.workdir {
+        self.dir(spec.workdir.as_deref())
+    }
+
+    /// A directory relative to the project root (the root itself for `None`).
+    pub fn dir(&self, workdir: Option<&str>) -> PathBuf {
+        match workdir {
             Some(w) => self.root.join(w),
             None => self.root.clone(),
         }
@@ -108,38 +121,16 @@ impl Launcher for Supervisor {
         let workdir = self.workdir(spec);
         let program = resolve_program(&spec.command[0], &workdir);
         let log_path = self.log_dir.join(format!("subject-{name}.log"));
-        std::fs::create_dir_all(&self.log_dir).map_err(SupervisorError::NoPort)?;
-        let log = std::fs::File::create(&log_path).map_err(SupervisorError::NoPort)?;
+        let log_error = |source| SupervisorError::Log { path: log_path.display().to_string(), source };
+        std::fs::create_dir_all(&self.log_dir).map_err(log_error)?;
+        let log = std::fs::File::create(&log_path).map_err(log_error)?;
         let mut cmd = Command::new(&program);
         cmd.args(&spec.command[1..]).current_dir(&workdir).envs(&spec.env);
         for (port_name, flag) in &spec.ports {
             cmd.arg(flag).arg(ports[port_name].to_string());
         }
-        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log).process_group(0);
-        let cpus = self.cpus.clone();
-        let parent = std::process::id() as libc::pid_t;
-        // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity, _exit) between
-        // fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                // The subject dies with the runner, even when the runner is SIGKILLed.
-                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // The runner may have died before prctl took effect.
-                if libc::getppid() != parent {
-                    libc::_exit(1);
-                }
-                if !cpus.is_empty() {
-                    let mut set: libc::cpu_set_t = std::mem::zeroed();
-                    for &c in &cpus {
-                        libc::CPU_SET(c, &mut set);
-                    }
-                    libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-                }
-                Ok(())
-            });
-        }
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+        tie_to_runner(&mut cmd, &self.cpus);
         let child = cmd.spawn().map_err(|source| SupervisorError::Spawn {
             subject: name.into(),
             program: program.display().to_string(),
@@ -154,9 +145,103 @@ impl Launcher for Supervisor {
         subject.wait_ready(spec)?;
         Ok(Box::new(subject))
     }
+
+    fn harness(&self, h: &HarnessSpec, args: &[String], line: &mut dyn FnMut(&str)) -> Result<(), SupervisorError> {
+        let workdir = self.dir(h.workdir.as_deref());
+        let program = resolve_program(&h.command[0], &workdir);
+        let log_path = self.log_dir.join(format!("harness-{}.log", h.id));
+        let log_error = |source| SupervisorError::Log { path: log_path.display().to_string(), source };
+        std::fs::create_dir_all(&self.log_dir).map_err(log_error)?;
+        let log = std::fs::File::create(&log_path).map_err(log_error)?;
+        let mut cmd = Command::new(&program);
+        cmd.args(&h.command[1..]).args(args).current_dir(&workdir);
+        cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
+        tie_to_runner(&mut cmd, &self.cpus);
+        let mut child = cmd.spawn().map_err(|source| SupervisorError::Spawn {
+            subject: h.id.clone(),
+            program: program.display().to_string(),
+            source,
+            hint: String::new(),
+        })?;
+        let pgid = child.id() as libc::pid_t;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        // A watchdog ends a harness that runs past its timeout; reading stdout then sees EOF.
+        let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let timed_out = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let watchdog = {
+            let (finished, timed_out) = (finished.clone(), timed_out.clone());
+            let deadline = Instant::now() + Duration::from_secs_f64(h.timeout_s);
+            std::thread::spawn(move || {
+                while !finished.load(std::sync::atomic::Ordering::Relaxed) {
+                    if Instant::now() >= deadline {
+                        timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+                        // SAFETY: signalling our own child's process group.
+                        unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                        return;
+                    }
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+            })
+        };
+        for l in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
+            match l {
+                Ok(l) if !l.trim().is_empty() => line(&l),
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        let status = child.wait();
+        finished.store(true, std::sync::atomic::Ordering::Relaxed);
+        let _ = watchdog.join();
+        let failed = |status: String| SupervisorError::HarnessFailed {
+            id: h.id.clone(),
+            status,
+            tail: tail(&std::fs::read_to_string(&log_path).unwrap_or_default()),
+        };
+        if timed_out.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(failed(format!("killed after its timeout of {} s", h.timeout_s)));
+        }
+        match status {
+            Ok(s) if s.success() => Ok(()),
+            Ok(s) => Err(failed(s.to_string())),
+            Err(e) => Err(failed(e.to_string())),
+        }
+    }
 }
 
-fn resolve_program(program: &str, workdir: &Path) -> PathBuf {
+/// Makes the process `cmd` will start die with the runner (even on SIGKILL of the runner), puts
+/// it in a process group of its own so it can be stopped with everything it starts, and pins it
+/// to `cpus` (empty: not pinned).
+pub fn tie_to_runner(cmd: &mut Command, cpus: &[usize]) {
+    let cpus = cpus.to_vec();
+    let parent = std::process::id() as libc::pid_t;
+    cmd.process_group(0);
+    // SAFETY: only async-signal-safe calls (prctl, getppid, sched_setaffinity, _exit) between
+    // fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // The runner may have died before prctl took effect.
+            if libc::getppid() != parent {
+                libc::_exit(1);
+            }
+            if !cpus.is_empty() {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                for &c in &cpus {
+                    libc::CPU_SET(c, &mut set);
+                }
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A program path with a slash is relative to the working directory; a bare name is looked up
+/// on PATH.
+pub fn resolve_program(program: &str, workdir: &Path) -> PathBuf {
     if program.contains('/') {
         workdir.join(program)
     } else {

@@ -18,8 +18,11 @@ use driver::{Driver, RequestSpec};
 use wirebench_core::runner::{Executor, LoadResult, Plan, Target};
 use wirebench_core::suite::Scenario;
 
+/// Makes a driver; each load thread makes its own.
+pub type Constructor = fn() -> Box<dyn Driver>;
+
 /// Every driver by id: the id is the suite's `driver`, the CLI's `--driver` and the report's column.
-pub const DRIVERS: &[(&str, &str, fn() -> Box<dyn Driver>)] = &[
+pub const DRIVERS: &[(&str, &str, Constructor)] = &[
     ("http1", "HTTP/1.1 over TCP, or TLS with ALPN http/1.1", drivers::http1::new),
     ("http2", "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2", drivers::http2::new),
 ];
@@ -29,7 +32,7 @@ pub fn driver_ids() -> Vec<&'static str> {
     DRIVERS.iter().map(|(id, _, _)| *id).collect()
 }
 
-pub fn driver(id: &str) -> Result<fn() -> Box<dyn Driver>, LoadError> {
+pub fn driver(id: &str) -> Result<Constructor, LoadError> {
     DRIVERS
         .iter()
         .find(|(d, _, _)| *d == id)
@@ -100,7 +103,7 @@ impl Executor for LoadEngine {
 
 /// Sends the scenario's request twice over one connection (so keep-alive works too) and checks
 /// status, body size and SHA-256 against `s.expect`.
-pub fn verify(new_driver: fn() -> Box<dyn Driver>, s: &Scenario, target: &Target) -> Result<(), LoadError> {
+pub fn verify(new_driver: Constructor, s: &Scenario, target: &Target) -> Result<(), LoadError> {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(LoadError::Io)?;
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async {

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::driver::{Channel, Driver, RequestSpec};
+use crate::driver::{Channel, RequestSpec};
 use crate::io::Counters;
 use crate::LoadError;
 use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
@@ -25,7 +25,7 @@ const CURVE: &[f64] = &[0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.
 
 /// What the load is and how it is judged.
 pub struct Job<'a> {
-    pub new_driver: fn() -> Box<dyn Driver>,
+    pub new_driver: crate::Constructor,
     pub target: Target,
     pub request: RequestSpec,
     pub plan: Plan,

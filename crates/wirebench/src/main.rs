@@ -15,6 +15,9 @@ const EXIT_ERROR: i32 = 1;
 const EXIT_SCENARIOS_FAILED: i32 = 3;
 
 fn main() {
+    // Like other Unix tools, end quietly when the reader of our output goes away (`| head`).
+    // SAFETY: setting a signal disposition before any thread starts.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     // A bug must still end in one line, not a panic trace.
     std::panic::set_hook(Box::new(|info| {
         let msg = info

@@ -30,7 +30,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     })?;
     if let Some(glob) = &args.only {
         let pattern = glob::Pattern::new(glob).with_context(|| format!("--only `{glob}` is not a glob"))?;
-        if suite.plan(&profile, Some(&pattern)).is_empty() {
+        if suite.plan(&profile, Some(&pattern)).is_empty() && suite.harnesses_matching(Some(&pattern)).is_empty() {
             bail!("--only `{glob}` matches no scenario of suite `{}`", suite.name);
         }
     }
@@ -45,9 +45,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
         for s in &suite.scenarios {
             if !built.contains(&s.subject) {
                 eprintln!("building subject `{}` ...", s.subject);
-                supervisor.build(&s.subject, &suite.subjects[&s.subject])?;
+                let spec = &suite.subjects[&s.subject];
+                supervisor.build(&s.subject, spec.build.as_deref(), spec.workdir.as_deref())?;
                 built.push(s.subject.clone());
             }
+        }
+        for h in &suite.harnesses {
+            eprintln!("building harness `{}` ...", h.id);
+            supervisor.build(&h.id, h.build.as_deref(), h.workdir.as_deref())?;
         }
     }
     // Threads and processes started from here on inherit the load engine's CPUs; subjects are

@@ -48,6 +48,16 @@ id = "dead"
 subject = "broken"
 driver = "mock"
 path = "/x"
+
+[[harnesses]]
+id = "codec"
+lang = "rust"
+command = ["codec", "bench"]
+
+[[harnesses]]
+id = "crashing"
+lang = "go"
+command = ["crashing"]
 "#;
 
 struct MockSubject(BTreeMap<String, u16>);
@@ -74,6 +84,30 @@ impl Launcher for MockLauncher {
             });
         }
         Ok(Box::new(MockSubject([("plain".to_string(), 1111), ("tls".to_string(), 2222)].into())))
+    }
+
+    /// `codec` prints one measurement per repeat and a stray line; `crashing` exits non-zero.
+    fn harness(
+        &self,
+        h: &crate::suite::HarnessSpec,
+        args: &[String],
+        line: &mut dyn FnMut(&str),
+    ) -> Result<(), SupervisorError> {
+        assert_eq!(args[0..2], ["--repeats".to_string(), "3".to_string()]);
+        if h.id == "crashing" {
+            return Err(SupervisorError::HarnessFailed {
+                id: h.id.clone(),
+                status: "exit status: 2".into(),
+                tail: "oops".into(),
+            });
+        }
+        for repeat in 1..=3 {
+            line(&format!(
+                r#"{{"schema_version":1,"run_id":"theirs","suite":"x","scenario":"users-json-rust","subject":"codec","lang":"rust","format":"json","repeat":{repeat},"status":"ok","metrics":{{"serialize_ns":1000.0,"size_bytes":42,"size_gzip_bytes":7.0}}}}"#
+            ));
+        }
+        line("warming up...");
+        Ok(())
     }
 }
 
@@ -148,7 +182,24 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("wrong-bytes", 0, Status::Failed),
             ("flaky", 1, Status::Failed),
             ("dead", 0, Status::Failed),
+            ("users-json-rust", 1, Status::Ok),
+            ("users-json-rust", 2, Status::Ok),
+            ("users-json-rust", 3, Status::Ok),
+            ("codec", 0, Status::Failed),
+            ("crashing", 0, Status::Failed),
         ]
+    );
+    let codec = &results.measurements[6];
+    assert_eq!((codec.run_id.as_str(), codec.suite.as_str()), ("run-1", "mock"), "the runner's ids win");
+    assert_eq!(codec.metrics.extra["size_gzip_bytes"], 7.0);
+    assert!(results.measurements[9]
+        .error
+        .as_deref()
+        .unwrap()
+        .starts_with("harness printed a line that is not a measurement"));
+    assert_eq!(
+        results.measurements[10].error.as_deref(),
+        Some("harness `crashing` failed (exit status: 2); last stderr: oops")
     );
     // fast: warm-up + 3 repeats; flaky: warm-up + 1 failed repeat.
     assert_eq!(exec.measured.get(), 6);

@@ -43,12 +43,10 @@ impl Driver for Http2 {
         } else {
             handshake(io).await?
         };
-        let uri: http::Uri = format!("{scheme}://{}{}", request.authority, request.path)
-            .parse()
-            .map_err(|e| LoadError::Protocol(format!("bad request path: {e}")))?;
+        let head = Rc::new(Head::of(request, scheme)?);
         Ok((0..streams)
             .map(|_| {
-                Box::new(H2 { send: send.clone(), request: request.clone(), uri: uri.clone() }) as Box<dyn Channel>
+                Box::new(H2 { send: send.clone(), head: head.clone(), body: request.body.clone() }) as Box<dyn Channel>
             })
             .collect())
     }
@@ -69,27 +67,56 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin + 'static>(io: S) -> Result
     Ok(send)
 }
 
+/// The request head, parsed once per connection and cloned per exchange.
+struct Head {
+    method: http::Method,
+    uri: http::Uri,
+    headers: http::HeaderMap,
+}
+
+impl Head {
+    fn of(r: &RequestSpec, scheme: &str) -> Result<Head, LoadError> {
+        let bad = |e: String| LoadError::Protocol(format!("bad request: {e}"));
+        let mut headers = http::HeaderMap::new();
+        for (k, v) in &r.headers {
+            let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(|e| bad(e.to_string()))?;
+            headers.append(name, http::HeaderValue::from_str(v).map_err(|e| bad(e.to_string()))?);
+        }
+        Ok(Head {
+            method: r.method.parse().map_err(|e: http::method::InvalidMethod| bad(e.to_string()))?,
+            uri: format!("{scheme}://{}{}", r.authority, r.path)
+                .parse()
+                .map_err(|e: http::uri::InvalidUri| bad(e.to_string()))?,
+            headers,
+        })
+    }
+
+    fn request(&self) -> http::Request<()> {
+        let mut req = http::Request::new(());
+        *req.method_mut() = self.method.clone();
+        *req.uri_mut() = self.uri.clone();
+        *req.headers_mut() = self.headers.clone();
+        req
+    }
+}
+
 struct H2 {
     send: SendRequest<bytes::Bytes>,
-    request: Rc<RequestSpec>,
-    uri: http::Uri,
+    head: Rc<Head>,
+    body: bytes::Bytes,
 }
 
 #[async_trait(?Send)]
 impl Channel for H2 {
     async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
         let err = |e: h2::Error| LoadError::Protocol(format!("h2: {e}"));
-        let mut builder = http::Request::builder().method(self.request.method.as_str()).uri(self.uri.clone());
-        for (k, v) in &self.request.headers {
-            builder = builder.header(k, v);
-        }
-        let req = builder.body(()).map_err(|e| LoadError::Protocol(format!("bad request: {e}")))?;
-        let mut send = self.send.clone().ready().await.map_err(err)?;
-        let has_body = !self.request.body.is_empty();
-        let (response, mut stream) = send.send_request(req, !has_body).map_err(err)?;
+        // Wait for a stream slot in place: no clone of the handle per request.
+        std::future::poll_fn(|cx| self.send.poll_ready(cx)).await.map_err(err)?;
+        let has_body = !self.body.is_empty();
+        let (response, mut stream) = self.send.send_request(self.head.request(), !has_body).map_err(err)?;
         if has_body {
             // h2 buffers data beyond the peer's window and sends it as the window opens.
-            stream.send_data(self.request.body.clone(), true).map_err(err)?;
+            stream.send_data(self.body.clone(), true).map_err(err)?;
         }
         let response = response.await.map_err(err)?;
         let status = response.status().as_u16();
