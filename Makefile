@@ -5,7 +5,7 @@ CARGO ?= cargo
 WIREBENCH := target/release/wirebench
 APT_PACKAGES := nghttp2-client wrk hyperfine chromium
 
-.PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web bench lint fmt schemas clean
+.PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web bench lint fmt vectors schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
+
+vectors: ## Regenerate the formats lab's golden vectors and bad-input corpus
+	$(CARGO) run --release --locked -p formats-rust -- vectors --write subjects/formats/vectors
 
 schemas: ## Regenerate schemas/*.json from the Rust types
 	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date

@@ -151,6 +151,8 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "serialize_ns",
     "deserialize_ns",
     "size_bytes",
+    "size_gzip_bytes",
+    "size_zstd_bytes",
 ];
 
 /// The value of a named metric in one measurement.

@@ -48,6 +48,9 @@ pub struct HarnessSpec {
     /// The harness is killed and its row failed after this long.
     #[serde(default = "default_harness_timeout")]
     pub timeout_s: f64,
+    /// Globs of the scenario ids it prints (e.g. `*-rust`), so claims can name them.
+    #[serde(default)]
+    pub scenarios: Vec<String>,
 }
 
 fn default_harness_timeout() -> f64 {
@@ -235,7 +238,7 @@ pub enum SuiteError {
 
 /// Metrics a claim may name, with where they come from.
 pub const CLAIM_METRICS: &[&str] =
-    &["rps", "p50_us", "p99_us", "duration_s", "cpu_s", "serialize_ns", "deserialize_ns", "size_bytes"];
+    &["rps", "p50_us", "p99_us", "duration_s", "cpu_s", "serialize_ns", "deserialize_ns", "size_bytes", "size_gzip_bytes"];
 
 impl Suite {
     /// Reads and checks a suite file. `drivers` are the ids the load engine knows.
@@ -330,7 +333,10 @@ impl Suite {
         for (i, c) in self.claims.iter().enumerate() {
             for (k, id) in [("numerator", Some(&c.numerator)), ("denominator", c.denominator.as_ref())] {
                 if let Some(id) = id {
-                    if !self.scenarios.iter().any(|s| &s.id == id) {
+                    let from_harness = self.harnesses.iter().flat_map(|h| &h.scenarios).any(|g| {
+                        glob::Pattern::new(g).is_ok_and(|p| p.matches(id))
+                    });
+                    if !from_harness && !self.scenarios.iter().any(|s| &s.id == id) {
                         return bad(format!("claims[{i}].{k}"), format!("no scenario named `{id}`"));
                     }
                 }
@@ -507,6 +513,15 @@ mod tests {
             assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
             assert!(!err.contains('\n'), "not one line: {err}");
         }
+    }
+
+    #[test]
+    fn claims_may_name_scenarios_a_harness_declares() {
+        let with = GOOD.replace("numerator = \"a\"", "numerator = \"users-json-rust\"");
+        assert!(parse(&with).unwrap_err().contains("no scenario named `users-json-rust`"));
+        let harness = "[[harnesses]]\nid = \"codec\"\nlang = \"rust\"\ncommand = [\"c\"]\nscenarios = [\"*-rust\"]\n";
+        let s = parse(&format!("{with}\n{harness}")).unwrap();
+        assert_eq!(s.harnesses[0].timeout_s, 1800.0);
     }
 
     #[test]
