@@ -237,8 +237,17 @@ pub enum SuiteError {
 }
 
 /// Metrics a claim may name, with where they come from.
-pub const CLAIM_METRICS: &[&str] =
-    &["rps", "p50_us", "p99_us", "duration_s", "cpu_s", "serialize_ns", "deserialize_ns", "size_bytes", "size_gzip_bytes"];
+pub const CLAIM_METRICS: &[&str] = &[
+    "rps",
+    "p50_us",
+    "p99_us",
+    "duration_s",
+    "cpu_s",
+    "serialize_ns",
+    "deserialize_ns",
+    "size_bytes",
+    "size_gzip_bytes",
+];
 
 impl Suite {
     /// Reads and checks a suite file. `drivers` are the ids the load engine knows.
@@ -333,9 +342,11 @@ impl Suite {
         for (i, c) in self.claims.iter().enumerate() {
             for (k, id) in [("numerator", Some(&c.numerator)), ("denominator", c.denominator.as_ref())] {
                 if let Some(id) = id {
-                    let from_harness = self.harnesses.iter().flat_map(|h| &h.scenarios).any(|g| {
-                        glob::Pattern::new(g).is_ok_and(|p| p.matches(id))
-                    });
+                    let from_harness = self
+                        .harnesses
+                        .iter()
+                        .flat_map(|h| &h.scenarios)
+                        .any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)));
                     if !from_harness && !self.scenarios.iter().any(|s| &s.id == id) {
                         return bad(format!("claims[{i}].{k}"), format!("no scenario named `{id}`"));
                     }

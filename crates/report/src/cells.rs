@@ -1,7 +1,11 @@
-//! The scenarios table as formatted text, one home for its columns and cell formats so the HTML
-//! and Markdown tables say the same thing. The text is not escaped: each output escapes it.
+//! The scenarios and formats tables as formatted text, one home for their columns and cell
+//! formats so the HTML and Markdown tables say the same thing. The text is not escaped: each
+//! output escapes it.
+
+use wirebench_core::stats::Summary;
 
 use crate::format::{self, NONE};
+use crate::formats::{FormatRow, DESERIALIZE, SERIALIZE, SIZES};
 use crate::model::Row;
 
 /// Column headers, and whether the column is numeric (right-aligned).
@@ -84,3 +88,121 @@ impl Cells {
 /// What the table's numbers are, for the note under it.
 pub const TABLE_NOTE: &str = "Latencies are medians over repeats of each repeat's percentile. \
     Errors are summed over the repeats. CPU and memory are medians.";
+
+/// Columns of the formats table before the published ones, and whether each is numeric.
+pub const FORMAT_COLUMNS: &[(&str, bool)] = &[
+    ("Format", false),
+    ("Language", false),
+    ("Library", false),
+    ("Size (bytes)", true),
+    ("gzip (bytes)", true),
+    ("zstd (bytes)", true),
+    ("Serialize ms (median, 95 % CI)", true),
+    ("Deserialize ms (median, 95 % CI)", true),
+    (TOTAL_LABEL, true),
+    ("× fastest", true),
+];
+
+/// Header of the total column, which carries `TOTAL_TITLE`.
+pub const TOTAL_LABEL: &str = "Total ms (ser + de)";
+
+/// The published columns, shown when some row of the run has the study's numbers.
+pub const PUBLISHED_COLUMNS: &[(&str, bool)] =
+    &[("Published total ms", true), ("Published bytes", true), ("Size ÷ published", true)];
+
+/// The last column of the formats table.
+pub const FLAGS_COLUMN: (&str, bool) = ("Flags", false);
+
+/// How the total and its interval are made, for the total column's `title`.
+pub const TOTAL_TITLE: &str = "Serialize median + deserialize median. Interval: the sum of the two \
+    lower bounds to the sum of the two upper bounds of their 95 % CIs (conservative).";
+
+/// What the formats table's numbers are, for the note under it.
+pub const FORMATS_NOTE: &str = "Times are one encode or one decode of the whole dataset: each repeat \
+    reports the median of its samples; the table shows the median over repeats and the 95 % CI of \
+    their mean. × fastest divides a row's total by the fastest total of the same dataset and \
+    language. The total is the serialize median plus the deserialize median; its interval runs from \
+    the sum of the two lower bounds to the sum of the two upper bounds. Sizes are the encoding and its \
+    gzip and zstd compression; KB = 1,000 bytes.";
+
+/// One formats row, formatted.
+pub struct FormatCells {
+    pub scenario: String,
+    pub format: String,
+    pub lang: String,
+    pub library: String,
+    /// Encoding, gzip, zstd: bytes with separators.
+    pub sizes: [String; 3],
+    /// Under each size: `527 KB`, then the compressed sizes' share of the encoding (`25.3 % of raw`).
+    pub size_notes: [String; 3],
+    pub serialize: String,
+    /// `0.741–0.755`, `n = 1`, or empty when not measured.
+    pub serialize_ci: String,
+    pub deserialize: String,
+    pub deserialize_ci: String,
+    pub total: String,
+    pub total_ci: String,
+    /// `1.00×`.
+    pub relative: String,
+    /// The study's total, bytes and our size ÷ its size: `—` when the study measured this dataset
+    /// and language but not this format, empty when it did not measure them.
+    pub published_total: String,
+    pub published_bytes: String,
+    pub size_vs_published: String,
+    /// `0 of 3 repeats completed` for failed rows.
+    pub repeats_note: Option<String>,
+}
+
+impl FormatCells {
+    /// Formats `r`; `repeats` is the run's repeat count, for failed rows' progress.
+    pub fn of(r: &FormatRow, repeats: u32) -> FormatCells {
+        let ms = |m: &str| r.metric(m).map_or((NONE.to_string(), String::new()), ms_cells);
+        let size = |i: usize| r.metric(SIZES[i]).map(|s| s.median);
+        let raw = size(0);
+        let size_notes = [0, 1, 2].map(|i| match (i, size(i), raw) {
+            (0, Some(b), _) => format::kilobytes(b),
+            (_, Some(b), Some(raw)) if raw > 0.0 => format!("{} of raw", format::percent(b / raw)),
+            _ => String::new(),
+        });
+        let (serialize, serialize_ci) = ms(SERIALIZE);
+        let (deserialize, deserialize_ci) = ms(DESERIALIZE);
+        let (total, total_ci) = match r.total {
+            Some(t) => {
+                let n = [SERIALIZE, DESERIALIZE].iter().filter_map(|m| r.metric(m)).map(|s| s.n).min().unwrap_or(0);
+                let ci =
+                    t.interval_ns.map_or(format!("n = {n}"), |(lo, hi)| format::interval(lo, hi, format::ms_from_ns));
+                (format::ms_from_ns(t.median_ns), ci)
+            }
+            None => (NONE.to_string(), String::new()),
+        };
+        let published = r.published;
+        // A dash where the study measured this dataset and language but not this format; nothing
+        // where it has nothing to compare with.
+        let missing = if r.studied() { NONE } else { "" };
+        FormatCells {
+            scenario: r.summary.scenario.clone(),
+            format: r.format().to_string(),
+            lang: r.lang().to_string(),
+            library: r.library().unwrap_or(NONE).to_string(),
+            sizes: [0, 1, 2].map(|i| size(i).map_or(NONE.to_string(), format::thousands)),
+            size_notes,
+            serialize,
+            serialize_ci,
+            deserialize,
+            deserialize_ci,
+            total,
+            total_ci,
+            relative: r.relative.map_or(NONE.to_string(), format::ratio),
+            published_total: published.map_or(missing.to_string(), |p| format!("{:.3}", p.total_ms)),
+            published_bytes: published.map_or(missing.to_string(), |p| format::thousands(p.size_bytes as f64)),
+            size_vs_published: r.size_vs_published().map_or(missing.to_string(), format::ratio),
+            repeats_note: r.failed().then(|| format!("{} of {repeats} repeats completed", r.summary.ok_repeats)),
+        }
+    }
+}
+
+/// A time summary in ns as ms cells: the median, and its interval or `n = 1`.
+fn ms_cells(s: &Summary) -> (String, String) {
+    let ci = s.ci.map_or(format!("n = {}", s.n), |(lo, hi)| format::interval(lo, hi, format::ms_from_ns));
+    (format::ms_from_ns(s.median), ci)
+}

@@ -5,13 +5,24 @@
 use wirebench_core::suite::Op;
 
 use crate::cells::LATENCY_METRICS;
-use crate::model::Report;
+use crate::formats::{DESERIALIZE, SERIALIZE, SIZES};
+use crate::model::{Report, Section};
 
 /// Writes one table from the report.
 pub type Table = fn(&Report) -> String;
 
-/// Every table: file name and the function that writes it.
-pub const TABLES: &[(&str, Table)] = &[("scenarios.csv", scenarios), ("claims.csv", claims)];
+/// Every table: file name, the section whose rows it holds (`None`: written for every run) and
+/// the function that writes it.
+pub const TABLES: &[(&str, Option<Section>, Table)] = &[
+    ("scenarios.csv", Some(Section::Load), scenarios),
+    ("claims.csv", None, claims),
+    ("formats.csv", Some(Section::Formats), formats),
+];
+
+/// The tables this report writes: those of the sections it shows.
+pub fn written(report: &Report) -> impl Iterator<Item = (&'static str, Table)> + '_ {
+    TABLES.iter().filter(|(_, section, _)| section.is_none_or(|s| report.shows(s))).map(|&(name, _, t)| (name, t))
+}
 
 /// Header of `scenarios.csv`.
 pub const SCENARIO_COLUMNS: &[&str] = &[
@@ -58,6 +69,37 @@ pub const CLAIM_COLUMNS: &[&str] = &[
     "ci_hi",
     "verdict",
     "reason",
+];
+
+/// Header of `formats.csv`: times in ns, sizes in bytes, like the measurements; `published_*`
+/// are the study's numbers in the same units.
+pub const FORMAT_COLUMNS: &[&str] = &[
+    "dataset",
+    "format",
+    "lang",
+    "scenario",
+    "subject",
+    "library",
+    "objects",
+    "ok_repeats",
+    "size_bytes",
+    "size_gzip_bytes",
+    "size_zstd_bytes",
+    "serialize_ns_median",
+    "serialize_ns_ci_lo",
+    "serialize_ns_ci_hi",
+    "deserialize_ns_median",
+    "deserialize_ns_ci_lo",
+    "deserialize_ns_ci_hi",
+    "total_ns_median",
+    "total_ns_ci_lo",
+    "total_ns_ci_hi",
+    "relative_total",
+    "published_total_ns",
+    "published_size_bytes",
+    "size_vs_published",
+    "flags",
+    "error",
 ];
 
 /// A field, quoted when it must be.
@@ -150,6 +192,47 @@ pub fn claims(report: &Report) -> String {
                 j.reason.clone().unwrap_or_default(),
             ],
         );
+    }
+    out
+}
+
+/// `formats.csv`: one line per dataset, format and language, in the order of the report's table.
+pub fn formats(report: &Report) -> String {
+    let mut out = header(FORMAT_COLUMNS);
+    for d in &report.formats.datasets {
+        for r in &d.rows {
+            let s = &r.summary;
+            let median = |m: &str| num(r.metric(m).map(|s| s.median));
+            let ci = |m: &str| r.metric(m).and_then(|s| s.ci);
+            let total = r.total;
+            let mut fields = vec![
+                d.name.clone().unwrap_or_default(),
+                r.format().to_string(),
+                s.lang.clone(),
+                s.scenario.clone(),
+                s.subject.clone(),
+                r.library().unwrap_or_default().to_string(),
+                d.objects.map_or(String::new(), |n| n.to_string()),
+                s.ok_repeats.to_string(),
+            ];
+            fields.extend(SIZES.iter().map(|m| median(m)));
+            for m in [SERIALIZE, DESERIALIZE] {
+                fields.extend([median(m), num(ci(m).map(|c| c.0)), num(ci(m).map(|c| c.1))]);
+            }
+            fields.extend([
+                num(total.map(|t| t.median_ns)),
+                num(total.and_then(|t| t.interval_ns).map(|c| c.0)),
+                num(total.and_then(|t| t.interval_ns).map(|c| c.1)),
+                num(r.relative),
+                // Printed to the microsecond: whole nanoseconds hold it exactly.
+                num(r.published.map(|p| (p.total_ms * 1e6).round())),
+                num(r.published.map(|p| p.size_bytes as f64)),
+                num(r.size_vs_published()),
+                r.flags.iter().map(|f| f.id()).collect::<Vec<_>>().join(";"),
+                s.error.clone().unwrap_or_default(),
+            ]);
+            line(&mut out, &fields);
+        }
     }
     out
 }

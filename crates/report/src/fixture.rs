@@ -94,14 +94,22 @@ threshold = 1.5
 /// Writes `run.json` and `measurements.jsonl` for `specs` into `dir`; `claims` is TOML appended
 /// to the generated suite.
 pub fn write(dir: &Path, specs: &[Spec], claims: &str) {
-    let suite = suite(specs, claims);
+    write_run(dir, specs, &[], claims);
+}
+
+/// `write` with harness rows as well: load scenarios first, then the harness lines. A run with
+/// only harness rows is the `formats` suite.
+pub fn write_run(dir: &Path, specs: &[Spec], formats: &[FormatSpec], claims: &str) {
+    let suite = suite(specs, formats, claims);
+    let name = if specs.is_empty() && !formats.is_empty() { "formats" } else { "protocols" };
+    let repeats = specs.iter().map(|s| s.rps.len()).chain(formats.iter().map(|f| f.times_ms.len())).max();
     let info = RunInfo {
         schema_version: SCHEMA_VERSION,
         run_id: "20260101T120000Z".into(),
-        suite: "protocols".into(),
-        suite_file: "suites/protocols.toml".into(),
+        suite: name.into(),
+        suite_file: format!("suites/{name}.toml"),
         profile: "quick".into(),
-        repeats: specs.iter().map(|s| s.rps.len()).max().unwrap_or(0) as u32,
+        repeats: repeats.unwrap_or(0) as u32,
         started_at: "2026-01-01T12:00:00Z".into(),
         finished_at: Some("2026-01-01T12:14:03Z".into()),
         git_revision: Some("d73b6dc".into()),
@@ -129,11 +137,24 @@ pub fn write(dir: &Path, specs: &[Spec], claims: &str) {
             w.append(&measurement(spec, spec.rps.len() as u32, Err(e))).unwrap();
         }
     }
+    // A harness verifies every pair before timing any: a failed pair is one `repeat: 0` line,
+    // then the repeats run over all pairs in turn (subjects/formats/README.md).
+    for f in formats.iter().filter(|f| f.error.is_some()) {
+        w.append(&f.measurement(0)).unwrap();
+    }
+    for repeat in 1..=repeats.unwrap_or(0) as u32 {
+        for f in formats.iter().filter(|f| f.times_ms.len() >= repeat as usize) {
+            w.append(&f.measurement(repeat)).unwrap();
+        }
+    }
 }
 
-fn suite(specs: &[Spec], claims: &str) -> Suite {
-    let mut text = String::from(
-        r#"
+fn suite(specs: &[Spec], formats: &[FormatSpec], claims: &str) -> Suite {
+    let mut text = if specs.is_empty() && !formats.is_empty() {
+        String::from("description = \"JSON, XML, MessagePack and Protocol Buffers: time and size of one round trip\"\n")
+    } else {
+        String::from(
+            r#"
 description = "HTTP/1.1 vs HTTP/2, cleartext and TLS, small and large responses"
 [subjects.rest]
 lang = "rust"
@@ -146,7 +167,8 @@ command = ["broken-server"]
 ports = { plain = "--port", tls = "--tls-port" }
 health = { path = "/health" }
 "#,
-    );
+        )
+    };
     for s in specs {
         let mut labels = vec![("api", "rest")];
         if !s.payload.is_empty() {
@@ -169,9 +191,24 @@ health = { path = "/health" }
             labels.join(", ")
         );
     }
+    let mut langs: Vec<&str> = Vec::new();
+    for f in formats {
+        if !langs.contains(&f.lang) {
+            langs.push(f.lang);
+        }
+    }
+    for lang in langs {
+        text += &format!(
+            "[[harnesses]]\nid = \"formats-{lang}\"\nlang = \"{lang}\"\ncommand = [\"formats-{lang}\", \"bench\"]\n"
+        );
+    }
     text += claims;
     let suite = Suite::parse(&text, "fixture.toml").unwrap();
-    suite.check("fixture.toml", &["http1", "http2"]).unwrap();
+    // The check resolves claim ids among load scenarios only, while harness scenario ids
+    // (`users-msgpack-rust`) exist only in the harness's output: claims on them cannot pass it.
+    if !formats.iter().any(|f| claims.contains(&format!("\"{}\"", f.scenario()))) {
+        suite.check("fixture.toml", &["http1", "http2"]).unwrap();
+    }
     suite
 }
 
@@ -306,4 +343,211 @@ op = "<"
 threshold = 100000.0
 "#;
     write(dir, &specs, claims);
+}
+
+/// One (dataset, format, language) of a synthetic harness run.
+pub struct FormatSpec {
+    pub dataset: &'static str,
+    pub format: &'static str,
+    pub lang: &'static str,
+    pub library: &'static str,
+    /// Serialize and deserialize ms of each repeat that completed.
+    pub times_ms: Vec<(f64, f64)>,
+    /// Encoding, gzip and zstd sizes in bytes.
+    pub sizes: [u64; 3],
+    /// Error of a pair that failed verification (then it has no repeats).
+    pub error: Option<&'static str>,
+}
+
+impl FormatSpec {
+    /// Three steady repeats (±1 %) whose medians are exactly `serialize_ms` and `deserialize_ms`.
+    pub fn new(
+        dataset: &'static str,
+        format: &'static str,
+        lang: &'static str,
+        (serialize_ms, deserialize_ms): (f64, f64),
+        sizes: [u64; 3],
+    ) -> FormatSpec {
+        let times_ms = [(1.0, 1.0), (1.01, 0.99), (0.99, 1.01)]
+            .iter()
+            .map(|(a, b)| (serialize_ms * a, deserialize_ms * b))
+            .collect();
+        FormatSpec { dataset, format, lang, library: library(format, lang), times_ms, sizes, error: None }
+    }
+
+    /// `<dataset>-<format>-<lang>`, as the harnesses name their rows.
+    pub fn scenario(&self) -> String {
+        format!("{}-{}-{}", self.dataset, self.format, self.lang)
+    }
+
+    fn measurement(&self, repeat: u32) -> Measurement {
+        let mut params: BTreeMap<String, serde_json::Value> = BTreeMap::new();
+        params.insert("dataset".into(), self.dataset.into());
+        params.insert("objects".into(), if self.dataset == "users" { 1000 } else { 100 }.into());
+        params.insert("samples".into(), 15.into());
+        params.insert("library".into(), self.library.into());
+        let (status, metrics) = match (repeat, self.error) {
+            (0, Some(_)) => (Status::Failed, Metrics::default()),
+            _ => {
+                let (ser, de) = self.times_ms[repeat as usize - 1];
+                let [size, gzip, zstd] = self.sizes;
+                let extra =
+                    [("size_gzip_bytes".to_string(), gzip as f64), ("size_zstd_bytes".to_string(), zstd as f64)];
+                let metrics = Metrics {
+                    serialize_ns: Some(ser * 1e6),
+                    deserialize_ns: Some(de * 1e6),
+                    size_bytes: Some(size),
+                    extra: extra.into_iter().collect(),
+                    ..Default::default()
+                };
+                (Status::Ok, metrics)
+            }
+        };
+        Measurement {
+            schema_version: SCHEMA_VERSION,
+            run_id: "20260101T120000Z".into(),
+            suite: "formats".into(),
+            scenario: self.scenario(),
+            subject: format!("formats-{}", self.lang),
+            lang: self.lang.into(),
+            protocol: None,
+            format: Some(self.format.into()),
+            params,
+            repeat,
+            status,
+            error: (status == Status::Failed).then(|| self.error.unwrap_or_default().to_string()),
+            metrics,
+        }
+    }
+}
+
+fn library(format: &str, lang: &str) -> &'static str {
+    match (format, lang) {
+        ("avro", "rust") => "apache-avro@0.17.0",
+        ("bson", "rust") => "bson@2.14.0",
+        ("cbor", "rust") => "ciborium@0.2.2",
+        ("json", "rust") => "serde_json@1.0.140",
+        ("msgpack", "rust") => "rmp-serde@1.3.0",
+        ("protobuf", "rust") => "prost@0.13.5",
+        ("xml", "rust") => "quick-xml@0.37.5",
+        ("avro", "go") => "github.com/hamba/avro/v2@2.28.0",
+        ("bson", "go") => "go.mongodb.org/mongo-driver/bson@1.17.3",
+        ("cbor", "go") => "github.com/fxamacker/cbor/v2@2.8.0",
+        ("json", "go") => "encoding/json@go1.24.2",
+        ("msgpack", "go") => "github.com/vmihailenco/msgpack/v5@5.4.1",
+        ("protobuf", "go") => "google.golang.org/protobuf@1.36.6",
+        ("xml", "go") => "encoding/xml@go1.24.2",
+        ("avro", "java") => "org.apache.avro:avro@1.12.0",
+        ("bson", "java") => "org.mongodb:bson@5.4.0",
+        ("cbor", "java") => "com.fasterxml.jackson.dataformat:jackson-dataformat-cbor@2.19.0",
+        ("json", "java") => "com.fasterxml.jackson.core:jackson-databind@2.19.0",
+        ("msgpack", "java") => "org.msgpack:jackson-dataformat-msgpack@0.9.9",
+        ("protobuf", "java") => "com.google.protobuf:protobuf-java@4.30.2",
+        ("xml", "java") => "com.fasterxml.jackson.dataformat:jackson-dataformat-xml@2.19.0",
+        ("avro", "ts") => "avsc@5.7.7",
+        ("bson", "ts") => "bson@6.10.3",
+        ("cbor", "ts") => "cbor-x@1.6.0",
+        ("json", "ts") => "JSON@node-22.15.0",
+        ("msgpack", "ts") => "@msgpack/msgpack@3.1.1",
+        ("protobuf", "ts") => "protobufjs@7.5.0",
+        ("xml", "ts") => "fast-xml-parser@5.2.1",
+        _ => "unknown",
+    }
+}
+
+/// Two datasets (`users`, `numeric`) × three formats × Rust and Go, three repeats each, and a
+/// Go protobuf pair on `users` that failed verification. Rust's `users` times are the study's
+/// Table 5.2 (msgpack 0.748 + 2.247 ms, json 1.294 + 3.565, xml 5.273 + 18.078), its sizes are
+/// this repository's smaller dataset; Go's `numeric` xml decode is noisy.
+pub fn formats_specs() -> Vec<FormatSpec> {
+    let f = FormatSpec::new;
+    let users_json_go = [126_950, 31_215, 27_960];
+    vec![
+        f("users", "json", "rust", (1.294, 3.565), [126_904, 31_200, 27_950]),
+        f("users", "msgpack", "rust", (0.748, 2.247), [112_310, 29_870, 26_400]),
+        f("users", "xml", "rust", (5.273, 18.078), [189_270, 35_110, 30_020]),
+        f("users", "json", "go", (2.05, 5.1), users_json_go),
+        f("users", "msgpack", "go", (1.1, 2.9), [112_310, 29_870, 26_400]),
+        f("users", "xml", "go", (7.9, 25.0), [189_270, 35_110, 30_020]),
+        FormatSpec {
+            times_ms: Vec::new(),
+            error: Some("verification failed: decoded <User> #3 differs from the input"),
+            ..f("users", "protobuf", "go", (0.0, 0.0), [0; 3])
+        },
+        f("numeric", "json", "rust", (0.095, 0.18), [62_400, 24_100, 22_800]),
+        f("numeric", "msgpack", "rust", (0.06, 0.11), [48_300, 21_900, 20_700]),
+        f("numeric", "xml", "rust", (0.41, 0.92), [98_200, 27_300, 25_100]),
+        f("numeric", "json", "go", (0.13, 0.24), [62_400, 24_100, 22_800]),
+        f("numeric", "msgpack", "go", (0.085, 0.15), [48_300, 21_900, 20_700]),
+        FormatSpec {
+            times_ms: vec![(0.52, 1.2), (0.53, 1.5), (0.51, 0.95)],
+            ..f("numeric", "xml", "go", (0.0, 0.0), [98_200, 27_300, 25_100])
+        },
+    ]
+}
+
+/// A claim on harness rows: the study's "6.0× faster" against our serialize times.
+pub const FORMAT_CLAIMS: &str = r#"
+[[claims]]
+id = "msgpack-beats-xml"
+text = "MessagePack serializes 6.0× faster than XML"
+published = "6.0×"
+published_value = 6.0
+note = "its Table 5.2 gives 5.273 / 0.748 = 7.05×"
+metric = "serialize_ns"
+numerator = "users-xml-rust"
+denominator = "users-msgpack-rust"
+op = ">"
+threshold = 5.0
+"#;
+
+/// A run of the formats suite only (`formats_specs`, `FORMAT_CLAIMS`).
+pub fn formats_only(dir: &Path) {
+    write_run(dir, &[], &formats_specs(), FORMAT_CLAIMS);
+}
+
+/// The standard load run and the formats run in one directory.
+pub fn mixed(dir: &Path) {
+    write_run(dir, &standard_specs(1.0), &formats_specs(), CLAIMS);
+}
+
+/// A fuller formats run for looking at: three datasets × seven formats × Rust, Go, Java and
+/// TypeScript, Rust's `users` times taken from the study's Table 5.2, a failed pair, a noisy one
+/// and a Java JSON encoding a few bytes longer than the others.
+pub fn formats_showcase(dir: &Path) {
+    // (format, users serialize ms, users deserialize ms, users sizes); cbor is not in the study.
+    let users: [(&str, f64, f64, [u64; 3]); 7] = [
+        ("avro", 7.396, 5.988, [56_120, 24_310, 22_050]),
+        ("bson", 2.073, 4.842, [152_840, 36_900, 33_210]),
+        ("json", 1.294, 3.565, [126_904, 31_200, 27_950]),
+        ("msgpack", 0.748, 2.247, [112_310, 29_870, 26_400]),
+        ("protobuf", 1.648, 4.724, [63_050, 25_800, 23_420]),
+        ("xml", 5.273, 18.078, [189_270, 35_110, 30_020]),
+        ("cbor", 1.02, 2.71, [110_950, 29_640, 26_180]),
+    ];
+    // Per language: serialize and deserialize time relative to Rust.
+    let langs = [("rust", 1.0, 1.0), ("go", 1.45, 1.6), ("java", 1.3, 1.25), ("ts", 2.1, 1.9)];
+    // Per dataset: objects-driven scale of times and sizes relative to `users`.
+    let datasets = [("users", 1.0, 1.0), ("numeric", 0.085, 0.42), ("dummy", 0.16, 0.93)];
+    let mut specs = Vec::new();
+    for (dataset, time, size) in datasets {
+        for (lang, ser_f, de_f) in langs {
+            for (format, ser, de, sizes) in users {
+                let mut sizes = sizes.map(|b| (b as f64 * size).round() as u64);
+                if lang == "java" && format == "json" {
+                    sizes[0] += 312;
+                }
+                let mut spec = FormatSpec::new(dataset, format, lang, (ser * time * ser_f, de * time * de_f), sizes);
+                if (dataset, format, lang) == ("users", "avro", "ts") {
+                    spec.times_ms.clear();
+                    spec.error = Some("verification failed: avsc decoded `metadata.tags` as null, expected 3 strings");
+                }
+                if (dataset, format, lang) == ("numeric", "xml", "java") {
+                    spec.times_ms[1].1 *= 1.45;
+                }
+                specs.push(spec);
+            }
+        }
+    }
+    write_run(dir, &[], &specs, FORMAT_CLAIMS);
 }

@@ -1,5 +1,6 @@
 //! Number formatting shared by every output: thousands separators, latencies that stay readable
-//! from microseconds to seconds, intervals, ratios and metric values by metric id.
+//! from microseconds to seconds, milliseconds, kilobytes and shares, intervals, ratios and metric
+//! values by metric id.
 
 use wirebench_core::claims::{Judged, Verdict};
 use wirebench_core::suite::{Claim, Op};
@@ -103,6 +104,21 @@ pub fn bytes(b: f64) -> String {
         unit += 1;
     }
     format!("{} {}", sig3(v), UNITS[unit])
+}
+
+/// Milliseconds from nanoseconds, three significant digits, no unit: `748000` → `0.748`.
+pub fn ms_from_ns(ns: f64) -> String {
+    sig3(ns / 1e6)
+}
+
+/// Decimal kilobytes (1 KB = 1,000 bytes, as studies quote sizes): `527431` → `527 KB`.
+pub fn kilobytes(b: f64) -> String {
+    format!("{} KB", sig3(b / 1000.0))
+}
+
+/// A share as a percentage, three significant digits: `0.2534` → `25.3 %`.
+pub fn percent(x: f64) -> String {
+    format!("{} %", sig3(x * 100.0))
 }
 
 /// A value of a named metric (the ids of `wirebench_core::results::SUMMARY_METRICS`) with its
@@ -217,6 +233,11 @@ mod tests {
             (ratio, 1.8234, "1.82×"),
             (bytes, 1024.0 * 1024.0, "1.00 MiB"),
             (bytes, 512.0, "512 B"),
+            (ms_from_ns, 748_000.0, "0.748"),
+            (ms_from_ns, 18_078_000.0, "18.1"),
+            (kilobytes, 527_431.0, "527 KB"),
+            (kilobytes, 1_426_779.0, "1,427 KB"),
+            (percent, 0.25342, "25.3 %"),
         ];
         for (f, x, want) in cases {
             assert_eq!(f(*x), *want, "input {x}");

@@ -3,10 +3,13 @@
 
 use std::fmt::{self, Display, Write};
 
-use crate::cells::{Cells, COLUMNS, TABLE_NOTE};
+use crate::cells::{Cells, FormatCells, COLUMNS, FLAGS_COLUMN, FORMATS_NOTE, FORMAT_COLUMNS, PUBLISHED_COLUMNS};
+use crate::cells::{TABLE_NOTE, TOTAL_LABEL, TOTAL_TITLE};
 use crate::charts::{Chart, Drawn};
 use crate::format::{self, NONE};
-use crate::model::{Flag, Report, Row};
+use crate::formats::{self, Dataset};
+use crate::model::{Flag, Report, Row, Section};
+use crate::published;
 
 /// Text escaped for HTML element content and quoted attribute values.
 pub struct Esc<'a>(pub &'a str);
@@ -34,7 +37,8 @@ macro_rules! put {
     };
 }
 
-/// The whole page: header, headline, claims, scenarios, charts (inline) and method note.
+/// The whole page: header, headline, claims, scenarios, charts (inline), formats and method note.
+/// Sections a run has no rows for are left out (`Report::shows`), except claims while there are some.
 pub fn page(report: &Report, charts: &[Chart]) -> String {
     let mut h = String::with_capacity(64 * 1024);
     let run = &report.run;
@@ -42,19 +46,31 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"color-scheme\" content=\"light\">\n<title>wirebench · {} · {}</title>\n<style>{CSS}</style>\n\
+         <meta name=\"color-scheme\" content=\"light\">\n<title>wirebench · {} · {}</title>\n<style>{CSS}{}</style>\n\
          </head>\n<body>\n<main>\n",
         Esc(&run.suite),
-        Esc(&run.run_id)
+        Esc(&run.run_id),
+        // Only pages with a formats table carry its rules, so load-only pages stay as they were.
+        if report.shows(Section::Formats) { FORMATS_CSS } else { "" }
     );
     header(&mut h, report);
-    headline(&mut h, report);
-    claims(&mut h, report);
-    scenarios(&mut h, report);
-    figures(&mut h, charts);
+    let load = report.shows(Section::Load);
+    if load {
+        headline(&mut h, report);
+    }
+    if load || !report.claims.is_empty() {
+        claims(&mut h, report);
+    }
+    if load {
+        scenarios(&mut h, report);
+        figures(&mut h, charts);
+    }
+    if report.shows(Section::Formats) {
+        formats_section(&mut h, report, charts);
+    }
     method(&mut h, report);
     let links: Vec<String> = std::iter::once(crate::MARKDOWN_FILE)
-        .chain(crate::csv::TABLES.iter().map(|(name, _)| *name))
+        .chain(crate::csv::written(report).map(|(name, _)| name))
         .map(|f| format!("<a href=\"{f}\">{f}</a>"))
         .collect();
     put!(
@@ -114,15 +130,7 @@ fn code(id: &str) -> String {
 
 fn headline(h: &mut String, report: &Report) {
     h.push_str("<section id=\"headline\">\n<h2>Headline</h2>\n");
-    if report.run.finished_at.is_none() {
-        h.push_str(
-            "<div class=\"callout warn\"><strong>The run did not finish.</strong> \
-             Scenarios after the interruption are missing.</div>\n",
-        );
-    }
-    if let Err(why) = &report.suite {
-        put!(h, "<div class=\"callout warn\">{}</div>\n", Esc(why));
-    }
+    run_warnings(h, report);
     if report.headline.is_empty() {
         h.push_str("<p class=\"muted\">No scenario measured req/s.</p>\n");
     } else {
@@ -178,6 +186,19 @@ fn headline(h: &mut String, report: &Report) {
         }
     }
     h.push_str("</section>\n");
+}
+
+/// Callouts about the run as a whole: it did not finish, or its suite could not be read.
+fn run_warnings(h: &mut String, report: &Report) {
+    if report.run.finished_at.is_none() {
+        h.push_str(
+            "<div class=\"callout warn\"><strong>The run did not finish.</strong> \
+             Scenarios after the interruption are missing.</div>\n",
+        );
+    }
+    if let Err(why) = &report.suite {
+        put!(h, "<div class=\"callout warn\">{}</div>\n", Esc(why));
+    }
 }
 
 /// `h2c · http2 · rest (rust)`.
@@ -275,35 +296,213 @@ fn scenarios(h: &mut String, report: &Report) {
     put!(h, "</ul>\n<p class=\"muted small\">{TABLE_NOTE}</p>\n</section>\n");
 }
 
+/// The load charts, under their own heading; the formats charts sit in the formats section.
 fn figures(h: &mut String, charts: &[Chart]) {
     h.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n");
-    for c in charts {
-        match &c.drawn {
-            Drawn::Svg { svg, note } => {
-                put!(h, "<figure id=\"figure-{}\">\n{svg}", c.name);
-                if let Some(n) = note {
-                    put!(h, "<figcaption>{}</figcaption>\n", Esc(n));
-                }
-                h.push_str("</figure>\n");
-            }
-            Drawn::Skipped(why) => {
-                put!(
-                    h,
-                    "<p class=\"skipped\" id=\"figure-{}\"><strong>{}</strong>: not drawn, {}.</p>\n",
-                    c.name,
-                    Esc(c.title),
-                    Esc(why)
-                );
-            }
-        }
+    for c in charts.iter().filter(|c| c.section == Section::Load) {
+        figure(h, c);
     }
     h.push_str("</section>\n");
 }
 
-fn method(h: &mut String, report: &Report) {
+fn figure(h: &mut String, c: &Chart) {
+    match &c.drawn {
+        Drawn::Svg { svg, note } => {
+            put!(h, "<figure id=\"figure-{}\">\n{svg}", c.name);
+            if let Some(n) = note {
+                put!(h, "<figcaption>{}</figcaption>\n", Esc(n));
+            }
+            h.push_str("</figure>\n");
+        }
+        Drawn::Skipped(why) => {
+            put!(
+                h,
+                "<p class=\"skipped\" id=\"figure-{}\"><strong>{}</strong>: not drawn, {}.</p>\n",
+                c.name,
+                Esc(c.title),
+                Esc(why)
+            );
+        }
+    }
+}
+
+/// One table for every dataset (a `tbody` each, so the table keeps one id and one header), the
+/// study's numbers beside the rows it measured, then the notes and the formats charts.
+fn formats_section(h: &mut String, report: &Report, charts: &[Chart]) {
+    let f = &report.formats;
+    h.push_str("<section id=\"formats-section\">\n<h2>Formats</h2>\n");
+    if !report.shows(Section::Load) {
+        run_warnings(h, report);
+    }
+    let published = f.has_published();
+    let mut columns: Vec<(&str, bool)> = FORMAT_COLUMNS.to_vec();
+    if published {
+        columns.extend(PUBLISHED_COLUMNS);
+    }
+    columns.push(FLAGS_COLUMN);
+    h.push_str("<div class=\"scroll\"><table id=\"formats\">\n<thead><tr>");
+    for &(label, num) in &columns {
+        let mut class = if num { "num" } else { "" }.to_string();
+        let title = if label == TOTAL_LABEL {
+            Some(TOTAL_TITLE.to_string())
+        } else if PUBLISHED_COLUMNS.iter().any(|(p, _)| *p == label) {
+            class += " pub";
+            Some(published::SOURCE.to_string())
+        } else {
+            None
+        };
+        let class = class.trim();
+        if !class.is_empty() {
+            put!(h, "<th class=\"{class}\"");
+        } else {
+            h.push_str("<th");
+        }
+        if let Some(t) = title {
+            put!(h, " title=\"{}\"", Esc(&t));
+        }
+        put!(h, ">{label}</th>");
+    }
+    h.push_str("</tr></thead>\n");
+    for d in &f.datasets {
+        dataset_rows(h, report, d, columns.len(), published);
+    }
+    h.push_str("</table></div>\n");
+    if published {
+        put!(
+            h,
+            "<div class=\"note\" id=\"published-note\"><strong>Note:</strong> {}</div>\n\
+             <p class=\"muted small\">{}</p>\n",
+            Esc(&published::slips_note()),
+            Esc(&published::caveat())
+        );
+    }
+    h.push_str("<ul class=\"legend\">\n");
+    for fl in [Flag::Noisy, Flag::Failed] {
+        put!(h, "<li><span class=\"badge flag {0}\">{0}</span> {1}</li>\n", fl.id(), formats::flag_meaning(fl));
+    }
+    put!(h, "</ul>\n<p class=\"muted small\">{FORMATS_NOTE}</p>\n");
+    for c in charts.iter().filter(|c| c.section == Section::Formats) {
+        figure(h, c);
+    }
+    h.push_str("</section>\n");
+}
+
+/// Escaped, with line-break opportunities after the separators of module paths and Maven
+/// coordinates (`github.com/fxamacker/cbor/v2`, `com.fasterxml.jackson.core:jackson-databind`).
+fn breakable(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 16);
+    for c in name.chars() {
+        let mut buf = [0u8; 4];
+        put!(out, "{}", Esc(c.encode_utf8(&mut buf)));
+        if matches!(c, '/' | ':' | '.') {
+            out.push_str("<wbr>");
+        }
+    }
+    out
+}
+
+fn dataset_rows(h: &mut String, report: &Report, d: &Dataset, width: usize, published: bool) {
+    let objects = d
+        .objects
+        .map_or(String::new(), |n| format!(" <span class=\"muted\">{} objects</span>", format::thousands(n as f64)));
     put!(
         h,
-        "<section id=\"method\">\n<h2>Method</h2>\n<p>Each scenario ran {} times (profile <code>{}</code>). \
+        "<tbody data-dataset=\"{0}\">\n<tr class=\"dataset\"><th colspan=\"{width}\" scope=\"rowgroup\">Dataset {1}{objects}</th></tr>\n",
+        Esc(d.title()),
+        code(d.title())
+    );
+    for r in &d.rows {
+        let c = FormatCells::of(r, report.run.repeats);
+        let class = if r.failed() { " class=\"failed\"" } else { "" };
+        put!(
+            h,
+            "<tr{class} data-scenario=\"{}\"><td class=\"id\">{}</td><td>{}</td>",
+            Esc(&c.scenario),
+            code(&c.format),
+            Esc(&c.lang)
+        );
+        // `name@version`: the version goes under the name, so long module paths wrap less.
+        match c.library.rsplit_once('@') {
+            Some((name, version)) if !name.is_empty() => {
+                put!(h, "<td class=\"lib\">{}<div class=\"sub\">{}</div></td>", breakable(name), Esc(version));
+            }
+            _ => {
+                put!(h, "<td class=\"lib\">{}</td>", breakable(&c.library));
+            }
+        }
+        for (size, note) in c.sizes.iter().zip(&c.size_notes) {
+            put!(h, "<td class=\"num\">{size}<div class=\"sub\">{note}</div></td>");
+        }
+        for (value, ci) in [(&c.serialize, &c.serialize_ci), (&c.deserialize, &c.deserialize_ci)] {
+            put!(h, "<td class=\"num\"><strong>{value}</strong><div class=\"ci\">{ci}</div></td>");
+        }
+        put!(
+            h,
+            "<td class=\"num total\" title=\"{}\"><strong>{}</strong><div class=\"ci\">{}</div></td><td class=\"num\">{}</td>",
+            Esc(TOTAL_TITLE),
+            c.total,
+            c.total_ci,
+            c.relative
+        );
+        if published {
+            let phases = r.published.map_or(String::new(), |p| {
+                format!(" title=\"serialize {:.3} + deserialize {:.3} ms\"", p.serialize_ms, p.deserialize_ms)
+            });
+            // Shaded only on the rows the study measured, so the comparison stands out.
+            let class = if r.studied() { "num pub" } else { "num" };
+            put!(
+                h,
+                "<td class=\"{class}\"{phases}>{}</td><td class=\"{class}\">{}</td><td class=\"{class}\">{}</td>",
+                c.published_total,
+                c.published_bytes,
+                c.size_vs_published
+            );
+        }
+        h.push_str("<td class=\"flags\">");
+        for fl in &r.flags {
+            put!(h, "<span class=\"badge flag {0}\" title=\"{1}\">{0}</span> ", fl.id(), formats::flag_meaning(*fl));
+        }
+        if let Some(e) = &r.summary.error {
+            put!(h, "<div class=\"err\">{}</div>", Esc(e));
+        }
+        if let Some(n) = &c.repeats_note {
+            put!(h, "<div class=\"sub\">{n}</div>");
+        }
+        h.push_str("</td></tr>\n");
+    }
+    h.push_str("</tbody>\n");
+}
+
+fn method(h: &mut String, report: &Report) {
+    h.push_str("<section id=\"method\">\n<h2>Method</h2>\n");
+    let load = report.shows(Section::Load);
+    if load {
+        load_method(h, report);
+    }
+    if report.shows(Section::Formats) {
+        put!(
+            h,
+            "<p>Each serialization harness measures in its own process. It first checks that every encoding \
+             decodes to a value equal to the input (a pair that fails is reported and never timed); then, in \
+             each of the {} repeats, it times one encode and one decode of the whole dataset as the median of \
+             many samples, after a warm-up. The formats table shows the median over repeats and the 95 % \
+             confidence interval of their mean (Student's t), absent with one repeat.{}</p>\n",
+            report.run.repeats,
+            if load {
+                ""
+            } else {
+                " A claim is confirmed only when its whole interval satisfies it and refuted only when its whole \
+                 interval contradicts it; ratios take the conservative interval (low ÷ high to high ÷ low)."
+            }
+        );
+    }
+    h.push_str("</section>\n");
+}
+
+fn load_method(h: &mut String, report: &Report) {
+    put!(
+        h,
+        "<p>Each scenario ran {} times (profile <code>{}</code>). \
          Numbers are the median over those repeats; the range beside them is the 95 % confidence interval of the \
          mean (Student's t), which narrows as repeats are added and is absent with one repeat. In the \
          <em>closed</em> model each stream sends its next request as soon as the previous one is answered, so \
@@ -311,8 +510,7 @@ fn method(h: &mut String, report: &Report) {
          latency is measured from each request's intended send time, so it is corrected for coordinated \
          omission. A claim is confirmed only when its whole interval satisfies it and refuted only when its \
          whole interval contradicts it; ratios take the conservative interval (low ÷ high to high ÷ low). The \
-         headline ranks closed-model scenarios only, since open-model req/s is the offered rate.</p>\n\
-         </section>\n",
+         headline ranks closed-model scenarios only, since open-model req/s is the offered rate.</p>\n",
         report.run.repeats,
         Esc(&report.run.profile)
     );
@@ -384,9 +582,26 @@ footer{margin-top:48px;padding-top:12px;border-top:1px solid var(--line);font-si
 a{color:#0969da}
 "#;
 
+/// Rules of the formats table, added to `CSS` on pages that have one.
+const FORMATS_CSS: &str = r#"#formats{font-size:13px}
+#formats th,#formats td{padding:6px 7px}
+#formats thead th{white-space:normal;vertical-align:bottom;min-width:3.5em}
+#formats tr.dataset th{background:#fff;border-bottom:2px solid var(--line);padding-top:18px;font-size:15px}
+#formats tbody:first-of-type tr.dataset th{padding-top:8px}
+#formats td.lib{font-size:12px;overflow-wrap:break-word;min-width:9em;max-width:16em}
+#formats td.total strong{font-size:14px}
+#formats .pub{background:#fbf7ee}
+#formats thead th.pub{background:#f5ecd7}
+"#;
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn library_names_break_after_separators_and_stay_escaped() {
+        assert_eq!(breakable("a.b:c/<d>"), "a.<wbr>b:<wbr>c/<wbr>&lt;d&gt;");
+    }
 
     #[test]
     fn escaping_covers_markup_and_quotes() {

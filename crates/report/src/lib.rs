@@ -10,9 +10,11 @@ mod charts;
 mod compare;
 mod csv;
 mod format;
+mod formats;
 mod html;
 mod markdown;
 mod model;
+mod published;
 
 #[cfg(test)]
 mod fixture;
@@ -35,7 +37,8 @@ pub const CHARTS_DIR: &str = "charts";
 pub struct Rendered {
     pub html: PathBuf,
     pub markdown: PathBuf,
-    /// `scenarios.csv`, `claims.csv`.
+    /// `scenarios.csv` (when the run has load scenarios), `claims.csv`, `formats.csv` (when it
+    /// measured formats).
     pub csv: Vec<PathBuf>,
     /// `charts/<name>.svg` of every chart that had data.
     pub charts: Vec<PathBuf>,
@@ -60,27 +63,39 @@ pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
     let charts = charts::draw_all(&report)?;
     let html = write(&dir.join(HTML_FILE), &html::page(&report, &charts))?;
     let markdown = write(&dir.join(MARKDOWN_FILE), &markdown::summary(&report))?;
-    let csv = csv::TABLES
-        .iter()
+    let csv = csv::written(&report)
         .map(|(name, table)| write(&dir.join(name), &table(&report)))
         .collect::<Result<Vec<_>, _>>()?;
+    // A table or chart not written now must not leave the previous render's file behind.
+    for (name, _, _) in csv::TABLES {
+        let path = dir.join(name);
+        if !csv.contains(&path) {
+            remove_stale(&path)?;
+        }
+    }
     let chart_dir = dir.join(CHARTS_DIR);
     std::fs::create_dir_all(&chart_dir).map_err(|source| write_error(&chart_dir, source))?;
     let mut chart_files = Vec::new();
     for chart in &charts {
-        let path = chart_dir.join(format!("{}.svg", chart.name));
-        match &chart.drawn {
-            charts::Drawn::Svg { svg, .. } => {
-                chart_files.push(write(&path, &format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}"))?)
-            }
-            // A chart skipped now must not leave the previous render's file behind.
-            charts::Drawn::Skipped(_) => match std::fs::remove_file(&path) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(write_error(&path, e)),
-                _ => {}
-            },
+        if let charts::Drawn::Svg { svg, .. } = &chart.drawn {
+            let path = chart_dir.join(format!("{}.svg", chart.name));
+            chart_files.push(write(&path, &format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}"))?);
+        }
+    }
+    for (name, ..) in charts::CHARTS {
+        let path = chart_dir.join(format!("{name}.svg"));
+        if !chart_files.contains(&path) {
+            remove_stale(&path)?;
         }
     }
     Ok(Rendered { html, markdown, csv, charts: chart_files })
+}
+
+fn remove_stale(path: &Path) -> Result<(), ReportError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(write_error(path, e)),
+        _ => Ok(()),
+    }
 }
 
 fn write(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
@@ -280,6 +295,256 @@ mod tests {
         let names: Vec<_> = r.charts.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
         assert_eq!(names, ["rps.svg", "latency.svg"], "no 1KB/1MB labels: no payload chart");
         assert!(html.contains("id=\"figure-payload\"><strong>1 KB vs 1 MB responses by transport</strong>: not drawn"));
+    }
+
+    fn formats_rendered() -> (tempfile::TempDir, Rendered) {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::formats_only(dir.path());
+        let r = render(dir.path()).unwrap();
+        (dir, r)
+    }
+
+    fn file_names(paths: &[PathBuf]) -> Vec<&str> {
+        paths.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect()
+    }
+
+    /// The `data-scenario` of every row in `html`, in order.
+    fn scenario_ids(html: &str) -> Vec<&str> {
+        html.split("data-scenario=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect()
+    }
+
+    #[test]
+    fn formats_only_runs_leave_the_load_sections_out() {
+        let (dir, r) = formats_rendered();
+        assert_eq!(file_names(&r.csv), ["claims.csv", "formats.csv"]);
+        assert_eq!(file_names(&r.charts), ["formats.svg", "format-sizes.svg"]);
+        assert!(!dir.path().join("scenarios.csv").exists());
+        let html = read(&r.html);
+        for absent in
+            ["id=\"headline\"", "id=\"scenarios", "id=\"charts\"", "chart-rps", "chart-latency", "chart-payload"]
+        {
+            assert!(!html.contains(absent), "{absent}");
+        }
+        assert!(!html.contains("req/s"), "no load wording");
+        assert!(html.contains("<section id=\"formats-section\">") && html.contains("<table id=\"formats\">"));
+        let claims = element(&html, "<table id=\"claims\">", "</table>");
+        assert!(
+            claims.contains("serialize_ns(users-xml-rust) / serialize_ns(users-msgpack-rust) &gt; 5.00"),
+            "{claims}"
+        );
+        assert!(claims.contains("badge confirmed"), "{claims}");
+        assert!(html.contains("Each serialization harness measures in its own process"));
+        assert!(
+            html.contains("<a href=\"claims.csv\">claims.csv</a> · <a href=\"formats.csv\">formats.csv</a></footer>")
+                || html.contains("<a href=\"formats.csv\">formats.csv</a> · charts"),
+            "footer links the CSVs written"
+        );
+
+        let md = read(&r.markdown);
+        assert!(!md.contains("## Headline") && !md.contains("## Scenarios"), "{md}");
+        assert!(md.contains("## Claims") && md.contains("## Formats"));
+    }
+
+    #[test]
+    fn formats_table_groups_datasets_sorted_by_total_with_failures_last() {
+        let (_dir, r) = formats_rendered();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"formats\">", "</table>");
+        let users = element(table, "<tbody data-dataset=\"users\">", "</tbody>");
+        assert!(users.contains("Dataset <code>users</code> <span class=\"muted\">1,000 objects</span>"));
+        assert_eq!(
+            scenario_ids(users),
+            [
+                "users-msgpack-rust",
+                "users-msgpack-go",
+                "users-json-rust",
+                "users-json-go",
+                "users-xml-rust",
+                "users-xml-go",
+                "users-protobuf-go"
+            ]
+        );
+        let numeric = element(table, "<tbody data-dataset=\"numeric\">", "</tbody>");
+        assert_eq!(
+            scenario_ids(numeric),
+            [
+                "numeric-msgpack-rust",
+                "numeric-msgpack-go",
+                "numeric-json-rust",
+                "numeric-json-go",
+                "numeric-xml-rust",
+                "numeric-xml-go"
+            ]
+        );
+
+        // msgpack/rust: 0.748 + 2.247 ms over three repeats ±1 %; the total's interval adds the bounds.
+        let msgpack = element(users, "data-scenario=\"users-msgpack-rust\"", "</tr>");
+        assert!(msgpack.contains("<td class=\"lib\">rmp-serde<div class=\"sub\">1.3.0</div></td>"), "{msgpack}");
+        assert!(msgpack.contains("<td class=\"num\">112,310<div class=\"sub\">112 KB</div></td>"), "{msgpack}");
+        assert!(msgpack.contains("29,870<div class=\"sub\">26.6 % of raw</div>"), "{msgpack}");
+        assert!(msgpack.contains("<strong>0.748</strong><div class=\"ci\">0.729–0.767</div>"), "{msgpack}");
+        assert!(msgpack.contains("<strong>2.25</strong><div class=\"ci\">2.19–2.30</div>"), "{msgpack}");
+        assert!(
+            msgpack.contains(&format!(
+                "<td class=\"num total\" title=\"{}\"><strong>3.00</strong><div class=\"ci\">2.92–3.07</div></td>\
+                 <td class=\"num\">1.00×</td>",
+                html::Esc(cells::TOTAL_TITLE)
+            )),
+            "{msgpack}"
+        );
+        assert!(cells::TOTAL_TITLE.contains("sum of the two lower bounds to the sum of the two upper bounds"));
+        // × fastest is within a dataset and language: Go's fastest is Go's msgpack.
+        for (id, relative) in [("users-msgpack-go", "1.00×"), ("users-json-go", "1.79×"), ("users-xml-rust", "7.80×")]
+        {
+            let row = element(users, &format!("data-scenario=\"{id}\""), "</tr>");
+            assert!(row.contains(&format!("</td><td class=\"num\">{relative}</td>")), "{id}: {row}");
+        }
+
+        let failed = element(users, "data-scenario=\"users-protobuf-go\"", "</tr>");
+        assert!(users.contains("<tr class=\"failed\" data-scenario=\"users-protobuf-go\">"));
+        assert!(failed.contains(">failed<") && failed.contains("0 of 3 repeats completed"), "{failed}");
+        assert!(failed.contains("verification failed: decoded &lt;User&gt; #3 differs from the input"), "{failed}");
+        let noisy = element(numeric, "data-scenario=\"numeric-xml-go\"", "</tr>");
+        assert!(noisy.contains("<span class=\"badge flag noisy\""), "{noisy}");
+    }
+
+    #[test]
+    fn published_columns_sit_beside_rust_users_rows_with_the_study_slips_below() {
+        let (_dir, r) = formats_rendered();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"formats\">", "</table>");
+        for label in ["Published total ms", "Published bytes", "Size ÷ published"] {
+            assert!(table.contains(&format!("{label}</th>")), "{label}");
+        }
+        let row = element(table, "data-scenario=\"users-msgpack-rust\"", "</tr>");
+        assert!(
+            row.contains(
+                "<td class=\"num pub\" title=\"serialize 0.748 + deserialize 2.247 ms\">2.995</td>\
+                 <td class=\"num pub\">527,431</td><td class=\"num pub\">0.213×</td>"
+            ),
+            "{row}"
+        );
+        let xml = element(table, "data-scenario=\"users-xml-rust\"", "</tr>");
+        assert!(xml.contains(">23.351</td>") && xml.contains(">1,761,825</td>"), "{xml}");
+        for id in ["users-msgpack-go", "numeric-msgpack-rust"] {
+            let row = element(table, &format!("data-scenario=\"{id}\""), "</tr>");
+            assert!(!row.contains("pub") && row.contains("<td class=\"num\"></td><td class=\"num\"></td>"), "{row}");
+        }
+        let note = element(&html, "<div class=\"note\" id=\"published-note\">", "</div>");
+        assert!(
+            note.contains("“MessagePack serializes 6.0× faster than XML”, but the table gives 5.273 / 0.748 = 7.05×")
+        );
+        assert!(note.contains("but the table gives 18.078 / 5.988 = 3.02×"), "{note}");
+        assert!(html.contains("Table 5.2 of the study “Ways to optimize web applications”"));
+
+        let md = read(&r.markdown);
+        let users = md.lines().find(|l| l.starts_with("| `msgpack` | rust |")).unwrap();
+        assert!(users.contains("| 3.00 [2.92–3.07] | 1.00× | 2.995 | 527,431 | 0.213× |"), "{users}");
+        assert_eq!(users.matches(" | ").count() + 1, 14, "{users}");
+        let numeric = &md[md.find("### Dataset `numeric`").unwrap()..];
+        assert!(!numeric.lines().nth(2).unwrap().contains("Published"), "{numeric}");
+        assert!(md.contains("> **Note:** the study's text disagrees with its own table"), "{md}");
+        assert!(md.contains("decoded &lt;User&gt; #3"), "{md}");
+    }
+
+    #[test]
+    fn formats_charts_and_csv() {
+        let (_dir, r) = formats_rendered();
+        for (chart, id) in r.charts.iter().zip(["chart-formats", "chart-format-sizes"]) {
+            let svg = read(chart);
+            let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+            assert_eq!(doc.root_element().attribute("id"), Some(id));
+            assert_eq!(doc.root_element().attribute("class"), Some("chart"));
+            let texts: String = doc.descendants().filter_map(|n| n.text()).collect();
+            for t in ["Dataset users · 1,000 objects", "Dataset numeric · 100 objects", "msgpack", "xml"] {
+                assert!(texts.contains(t), "{id}: no {t}");
+            }
+        }
+        let sizes = read(&r.charts[1]);
+        assert!(sizes.contains("json (rust)") && sizes.contains("json (go)"), "different bytes, separate groups");
+        let html = read(&r.html);
+        let section = element(&html, "<section id=\"formats-section\">", "</section>");
+        assert!(section.contains("<svg class=\"chart\" id=\"chart-formats\""));
+        assert!(section.contains("<figcaption>Not shown (no time measured): users-protobuf-go.</figcaption>"));
+
+        let csv = read(&r.csv[1]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 1 + 13);
+        assert_eq!(lines[0], csv::FORMAT_COLUMNS.join(","));
+        for l in &lines {
+            assert_eq!(l.split(',').count(), csv::FORMAT_COLUMNS.len(), "{l}");
+        }
+        assert!(
+            lines[1].starts_with(
+                "users,msgpack,rust,users-msgpack-rust,formats-rust,rmp-serde@1.3.0,1000,3,112310,29870,26400,748000,"
+            ),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with(",1,2995000,527431,0.2129378060826914,,"), "{}", lines[1]);
+        assert!(
+            lines[7].starts_with("users,protobuf,go,")
+                && lines[7].ends_with(",failed,verification failed: decoded <User> #3 differs from the input")
+        );
+    }
+
+    #[test]
+    fn mixed_runs_render_both_and_keep_them_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::mixed(dir.path());
+        let r = render(dir.path()).unwrap();
+        assert_eq!(file_names(&r.csv), ["scenarios.csv", "claims.csv", "formats.csv"]);
+        assert_eq!(file_names(&r.charts), ["rps.svg", "latency.svg", "payload.svg", "formats.svg", "format-sizes.svg"]);
+        let html = read(&r.html);
+        let scenarios = element(&html, "<table id=\"scenarios\">", "</table>");
+        assert_eq!(scenario_ids(scenarios), ["h2c-1kb", "h2c-1mb", "h1-1kb", "broken"]);
+        let formats = element(&html, "<table id=\"formats\">", "</table>");
+        assert_eq!(scenario_ids(formats).len(), 13);
+        let headline = element(&html, "<section id=\"headline\">", "</section>");
+        assert!(headline.contains("<code>h2c-1kb</code>") && !headline.contains("users-"), "{headline}");
+        let charts = element(&html, "<section id=\"charts\">", "</section>");
+        assert!(!charts.contains("chart-formats"), "formats charts live in their section");
+        for load in &r.charts[..3] {
+            assert!(!read(load).contains("users-"), "{}", load.display());
+        }
+        assert_eq!(read(&r.csv[0]).lines().count(), 1 + 4);
+        assert!(html.contains("Each scenario ran 3 times") && html.contains("Each serialization harness"));
+        let md = read(&r.markdown);
+        assert!(md.contains("\n## Scenarios\n") && md.contains("\n\n## Formats\n"), "{md}");
+    }
+
+    #[test]
+    fn outputs_of_a_section_the_run_lacks_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::formats_only(dir.path());
+        render(dir.path()).unwrap();
+        assert!(dir.path().join("formats.csv").exists() && dir.path().join("charts/formats.svg").exists());
+        std::fs::remove_file(dir.path().join("measurements.jsonl")).unwrap();
+        fixture::standard(dir.path());
+        let r = render(dir.path()).unwrap();
+        assert!(!dir.path().join("formats.csv").exists());
+        assert!(
+            !dir.path().join("charts/formats.svg").exists() && !dir.path().join("charts/format-sizes.svg").exists()
+        );
+        assert!(!read(&r.html).contains("formats"));
+    }
+
+    /// `WIREBENCH_REPORT_FORMATS_SAMPLE=/some/dir cargo test -p wirebench-report formats_sample`
+    /// writes a fuller formats run (four languages, three datasets) and its report there.
+    #[test]
+    fn formats_sample_report_renders() {
+        let target = std::env::var_os("WIREBENCH_REPORT_FORMATS_SAMPLE");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = target.as_ref().map_or(tmp.path(), Path::new);
+        if dir.join("measurements.jsonl").exists() {
+            std::fs::remove_file(dir.join("measurements.jsonl")).unwrap();
+        }
+        fixture::formats_showcase(dir);
+        let r = render(dir).unwrap();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"formats\">", "</table>");
+        assert_eq!(scenario_ids(table).len(), 3 * 7 * 4);
+        assert_eq!(r.charts.len(), 2);
     }
 
     /// `WIREBENCH_REPORT_SAMPLE=/some/dir cargo test -p wirebench-report sample` writes a fuller

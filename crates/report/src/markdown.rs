@@ -3,9 +3,12 @@
 
 use std::fmt::Write;
 
-use crate::cells::{Cells, COLUMNS, TABLE_NOTE};
+use crate::cells::TABLE_NOTE;
+use crate::cells::{Cells, FormatCells, COLUMNS, FLAGS_COLUMN, FORMATS_NOTE, FORMAT_COLUMNS, PUBLISHED_COLUMNS};
 use crate::format::{self, NONE};
-use crate::model::{Flag, Report};
+use crate::formats::{self, Dataset};
+use crate::model::{Flag, Report, Section};
+use crate::published;
 
 macro_rules! put {
     ($out:expr, $($arg:tt)*) => {
@@ -40,7 +43,7 @@ pub fn code(id: &str) -> String {
     }
 }
 
-/// The whole `summary.md`.
+/// The whole `summary.md`; like the page, it leaves out the sections a run has no rows for.
 pub fn summary(report: &Report) -> String {
     let run = &report.run;
     let m = &run.machine;
@@ -63,10 +66,38 @@ pub fn summary(report: &Report) -> String {
         md(&m.kernel),
         md(run.git_revision.as_deref().unwrap_or("unknown"))
     );
-    out.push_str("Full report with charts: [report.html](report.html).\n\n## Headline\n\n");
+    out.push_str("Full report with charts: [report.html](report.html).\n\n");
+    let load = report.shows(Section::Load);
+    if load {
+        out.push_str("## Headline\n\n");
+        headline(&mut out, report);
+    } else {
+        suite_warning(&mut out, report);
+    }
+    if load || !report.claims.is_empty() {
+        claims(&mut out, report);
+    }
+    if load {
+        scenarios(&mut out, report);
+    }
+    if report.shows(Section::Formats) {
+        if load {
+            out.push('\n');
+        }
+        formats_section(&mut out, report);
+    }
+    out
+}
+
+fn suite_warning(out: &mut String, report: &Report) {
     if let Err(why) = &report.suite {
         put!(out, "> **Warning:** {}\n\n", md(why));
     }
+}
+
+fn headline(out: &mut String, report: &Report) {
+    let run = &report.run;
+    suite_warning(out, report);
     for g in &report.headline {
         let row = &report.rows[g.fastest];
         let rps = row.rps().expect("headline rows have req/s");
@@ -102,8 +133,11 @@ pub fn summary(report: &Report) -> String {
     if report.headline.is_empty() && report.failed().next().is_none() {
         out.push_str("No scenario measured req/s.\n");
     }
+    out.push('\n');
+}
 
-    out.push_str("\n## Claims\n\n");
+fn claims(out: &mut String, report: &Report) {
+    out.push_str("## Claims\n\n");
     if report.claims.is_empty() {
         out.push_str("The suite states no claims.\n");
     } else {
@@ -128,8 +162,12 @@ pub fn summary(report: &Report) -> String {
             );
         }
     }
+    out.push('\n');
+}
 
-    out.push_str("\n## Scenarios\n\n|");
+fn scenarios(out: &mut String, report: &Report) {
+    let run = &report.run;
+    out.push_str("## Scenarios\n\n|");
     for (label, _) in COLUMNS {
         put!(out, " {label} |");
     }
@@ -168,7 +206,72 @@ pub fn summary(report: &Report) -> String {
         );
     }
     put!(out, "\n{TABLE_NOTE}\n");
-    out
+}
+
+/// One table per dataset, with the published columns where the study measured the dataset.
+fn formats_section(out: &mut String, report: &Report) {
+    out.push_str("## Formats\n\n");
+    for d in &report.formats.datasets {
+        dataset_table(out, report, d);
+    }
+    if report.formats.has_published() {
+        put!(out, "> **Note:** {}\n\n{}\n\n", md(&published::slips_note()), md(&published::caveat()));
+    }
+    for f in [Flag::Noisy, Flag::Failed] {
+        put!(out, "- *{}*: {}.\n", f.id(), formats::flag_meaning(f));
+    }
+    put!(out, "\n{FORMATS_NOTE}\n");
+}
+
+fn dataset_table(out: &mut String, report: &Report, d: &Dataset) {
+    let objects = d.objects.map_or(String::new(), |n| format!(" ({} objects)", format::thousands(n as f64)));
+    put!(out, "### Dataset {}{objects}\n\n", code(d.title()));
+    let published = d.has_published();
+    let mut columns: Vec<(&str, bool)> = FORMAT_COLUMNS.to_vec();
+    if published {
+        columns.extend(PUBLISHED_COLUMNS);
+    }
+    columns.push(FLAGS_COLUMN);
+    out.push('|');
+    for (label, _) in &columns {
+        put!(out, " {label} |");
+    }
+    out.push_str("\n|");
+    for (_, num) in &columns {
+        out.push_str(if *num { "--:|" } else { "---|" });
+    }
+    out.push('\n');
+    let with_ci = |v: &str, ci: &str| if ci.is_empty() { v.to_string() } else { format!("{v} [{ci}]") };
+    for r in &d.rows {
+        let c = FormatCells::of(r, report.run.repeats);
+        let mut cells = vec![code(&c.format), md(&c.lang), md(&c.library)];
+        cells.extend(c.sizes.iter().zip(&c.size_notes).map(|(v, n)| {
+            if n.is_empty() {
+                v.clone()
+            } else {
+                format!("{v} ({n})")
+            }
+        }));
+        cells.extend([
+            with_ci(&c.serialize, &c.serialize_ci),
+            with_ci(&c.deserialize, &c.deserialize_ci),
+            with_ci(&c.total, &c.total_ci),
+            c.relative.clone(),
+        ]);
+        if published {
+            cells.extend([c.published_total.clone(), c.published_bytes.clone(), c.size_vs_published.clone()]);
+        }
+        let mut flags: Vec<String> = r.flags.iter().map(|f| format!("**{}**", f.id())).collect();
+        if let Some(e) = &r.summary.error {
+            flags.push(md(e));
+        }
+        if let Some(n) = &c.repeats_note {
+            flags.push(n.clone());
+        }
+        cells.push(flags.join(" "));
+        put!(out, "| {} |\n", cells.join(" | "));
+    }
+    out.push('\n');
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use wirebench_core::stats::Summary;
 use wirebench_core::suite::Suite;
 
 use crate::format;
+use crate::formats::Formats;
 use crate::ReportError;
 
 /// A results directory, summarised.
@@ -19,11 +20,22 @@ pub struct Report {
     pub run: RunInfo,
     /// `run.json`'s `parameters` read back as a suite, or why that failed (then no claims).
     pub suite: Result<Suite, String>,
-    /// One row per scenario, in the order the scenarios ran.
+    /// One row per load scenario (every summary without a `format`), in the order they ran.
     pub rows: Vec<Row>,
+    /// The in-process harness rows (summaries with a `format`), by dataset.
+    pub formats: Formats,
     pub claims: Vec<Judged>,
     /// The fastest closed-model scenario per payload group.
     pub headline: Vec<Group>,
+}
+
+/// The parts of the report that a run may or may not have rows for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// Headline, scenarios table and the req/s, latency and payload charts.
+    Load,
+    /// The formats table and its charts.
+    Formats,
 }
 
 /// One scenario as the report shows it.
@@ -137,9 +149,19 @@ impl Report {
             Ok(s) => s.claims.iter().map(|c| judge(c, &summaries)).collect(),
             Err(_) => Vec::new(),
         };
-        let rows: Vec<Row> = summaries.into_iter().map(Row::of).collect();
+        let (harness, load): (Vec<_>, Vec<_>) = summaries.into_iter().partition(|s| s.format.is_some());
+        let rows: Vec<Row> = load.into_iter().map(Row::of).collect();
         let headline = headline(&rows);
-        Report { run: results.run, suite, rows, claims, headline }
+        Report { run: results.run, suite, rows, formats: Formats::of(harness), claims, headline }
+    }
+
+    /// Whether `section` is shown. The load sections are left out only when harness rows are all
+    /// there is, so an empty run still says that nothing was measured.
+    pub fn shows(&self, section: Section) -> bool {
+        match section {
+            Section::Load => !self.rows.is_empty() || self.formats.is_empty(),
+            Section::Formats => !self.formats.is_empty(),
+        }
     }
 
     /// Rows with a failed repeat.

@@ -85,6 +85,14 @@ impl Progress for Bar {
 
     fn measured(&self, m: &Measurement) {
         let line = match m.status {
+            Status::Ok if m.format.is_some() => format!(
+                "  {:<28} repeat {:>2}  serialize {:>10} ns  deserialize {:>10} ns  {:>9} bytes",
+                m.scenario,
+                m.repeat,
+                thousands(m.metrics.serialize_ns.unwrap_or(0.0)),
+                thousands(m.metrics.deserialize_ns.unwrap_or(0.0)),
+                thousands(m.metrics.size_bytes.unwrap_or(0) as f64)
+            ),
             Status::Ok => {
                 let p99 = m.metrics.latency_us.as_ref().map_or(0, |l| l.p99);
                 format!(

@@ -4,7 +4,10 @@
 //! estimates text extents itself and writes `<text>` elements whose glyphs the browser picks, so
 //! rendering reads no system font and needs no downloaded one.
 
+mod format_sizes;
+mod formats;
 mod latency;
+mod panels;
 mod payload;
 mod rps;
 
@@ -16,14 +19,17 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::format;
-use crate::model::Report;
+use crate::model::{Report, Section};
 use crate::ReportError;
 
-/// Every chart: file stem (`charts/<name>.svg`, element id `chart-<name>`), title, drawing function.
-pub const CHARTS: &[(&str, &str, Draw)] = &[
-    ("rps", "Requests per second by scenario", rps::draw),
-    ("latency", "Latency percentiles", latency::draw),
-    ("payload", "1 KB vs 1 MB responses by transport", payload::draw),
+/// Every chart: file stem (`charts/<name>.svg`, element id `chart-<name>`), title, the section it
+/// belongs to (it is drawn only when the report shows that section), drawing function.
+pub const CHARTS: &[(&str, &str, Section, Draw)] = &[
+    ("rps", "Requests per second by scenario", Section::Load, rps::draw),
+    ("latency", "Latency percentiles", Section::Load, latency::draw),
+    ("payload", "1 KB vs 1 MB responses by transport", Section::Load, payload::draw),
+    ("formats", "Serialize and deserialize time by format", Section::Formats, formats::draw),
+    ("format-sizes", "Encoded size by format: raw, gzip, zstd", Section::Formats, format_sizes::draw),
 ];
 
 /// Draws one chart from the report; the title is the registry's.
@@ -46,21 +52,23 @@ pub enum Drawn {
 pub struct Chart {
     pub name: &'static str,
     pub title: &'static str,
+    pub section: Section,
     pub drawn: Drawn,
 }
 
-/// Draws every registered chart.
+/// Draws every registered chart of the sections the report shows, in registry order.
 pub fn draw_all(report: &Report) -> Result<Vec<Chart>, ReportError> {
     CHARTS
         .iter()
-        .map(|&(name, title, draw)| {
+        .filter(|&&(_, _, section, _)| report.shows(section))
+        .map(|&(name, title, section, draw)| {
             let drawn = draw(report, title)
                 .map_err(|e| ReportError::Chart { chart: name, message: e.to_string().replace('\n', " ") })?;
             let drawn = match drawn {
                 Drawn::Svg { svg, note } => Drawn::Svg { svg: finish(name, title, &svg), note },
                 skipped => skipped,
             };
-            Ok(Chart { name, title, drawn })
+            Ok(Chart { name, title, section, drawn })
         })
         .collect()
 }
