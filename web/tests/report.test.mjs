@@ -61,7 +61,7 @@ test('the smoke report renders its tables and charts offline', async () => {
     assert.deepEqual(errors, []);
 
     const scenarioRows = await page.locator('table#scenarios tbody tr').count();
-    assert.equal(scenarioRows, 9, 'one row per smoke scenario');
+    assert.equal(scenarioRows, 10, 'one row per smoke scenario');
     const scenarioText = await page.locator('table#scenarios').innerText();
     for (const id of ['rest-h1-1kb', 'rest-h2c-1kb', 'rest-h1-tls-1kb', 'rest-h2-tls-1kb', 'rest-h2c-hol']) {
       assert.ok(scenarioText.includes(id), `scenarios table lists ${id}`);

@@ -63,7 +63,7 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
             .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let rows = lines(&dir.join("measurements.jsonl"));
-    assert_eq!(rows.len(), 9, "one row per smoke scenario");
+    assert_eq!(rows.len(), 10, "one row per smoke scenario");
     for row in &rows {
         assert!(validator.is_valid(row), "valid against schema: {row}");
         assert_eq!(row["status"], "ok", "{row}");

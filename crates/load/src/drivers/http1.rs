@@ -167,6 +167,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
 impl<S: AsyncRead + AsyncWrite + Unpin> Channel for H1<S> {
     async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
         self.io.write_all(&self.request).await.map_err(LoadError::Io)?;
+        // TLS streams may hold written bytes (and the handshake's last flight) until flushed;
+        // for TCP this is a no-op.
+        self.io.flush().await.map_err(LoadError::Io)?;
         let (head_len, status, framing) = loop {
             let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
             let mut resp = httparse::Response::new(&mut headers);
