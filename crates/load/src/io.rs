@@ -9,6 +9,18 @@ use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
+/// Opens a TCP connection to `target` with Nagle off (requests are small and latency-bound),
+/// counting its bytes into `counters`.
+pub async fn connect(
+    target: &wirebench_core::runner::Target,
+    counters: &Rc<Counters>,
+) -> Result<Counted<tokio::net::TcpStream>, crate::LoadError> {
+    let tcp =
+        tokio::net::TcpStream::connect((target.host.as_str(), target.port)).await.map_err(crate::LoadError::Connect)?;
+    tcp.set_nodelay(true).map_err(crate::LoadError::Connect)?;
+    Ok(Counted::new(tcp, counters.clone()))
+}
+
 /// Bytes counted on one load thread.
 #[derive(Debug, Default)]
 pub struct Counters {

@@ -8,10 +8,9 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
-use tokio::net::TcpStream;
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
-use crate::io::{Counted, Counters};
+use crate::io::Counters;
 use crate::{tls, LoadError};
 use wirebench_core::runner::Target;
 
@@ -42,9 +41,7 @@ impl Driver for Http1 {
                 "http1 carries one request at a time per connection: use streams = 1 and more connections".into(),
             ));
         }
-        let tcp = TcpStream::connect((target.host.as_str(), target.port)).await.map_err(LoadError::Connect)?;
-        tcp.set_nodelay(true).map_err(LoadError::Connect)?;
-        let io = Counted::new(tcp, counters.clone());
+        let io = crate::io::connect(target, counters).await?;
         let wire = serialize(request);
         Ok(vec![if target.tls {
             Box::new(H1::new(tls::handshake(&self.tls, io, ALPN).await?, wire))

@@ -7,10 +7,9 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use h2::client::SendRequest;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpStream;
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
-use crate::io::{Counted, Counters};
+use crate::io::Counters;
 use crate::{tls, LoadError};
 use wirebench_core::runner::Target;
 
@@ -34,9 +33,7 @@ impl Driver for Http2 {
         streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        let tcp = TcpStream::connect((target.host.as_str(), target.port)).await.map_err(LoadError::Connect)?;
-        tcp.set_nodelay(true).map_err(LoadError::Connect)?;
-        let io = Counted::new(tcp, counters.clone());
+        let io = crate::io::connect(target, counters).await?;
         let scheme = if target.tls { "https" } else { "http" };
         let send = if target.tls {
             handshake(tls::handshake(&self.tls, io, ALPN).await?).await?
