@@ -402,6 +402,17 @@ pub fn grid() -> ShapeStyle {
 }
 
 /// Axes and whiskers.
+/// The three strokes of a confidence-interval whisker from `lo` to `hi` on the value axis, at
+/// `at` on the category axis, with caps `cap` wide on each side. `horizontal`: values run along x.
+pub fn whisker(lo: f64, hi: f64, at: f64, cap: f64, horizontal: bool) -> [PathElement<(f64, f64)>; 3] {
+    let point = |value: f64, across: f64| if horizontal { (value, across) } else { (across, value) };
+    [
+        PathElement::new(vec![point(lo, at), point(hi, at)], ink()),
+        PathElement::new(vec![point(lo, at - cap), point(lo, at + cap)], ink()),
+        PathElement::new(vec![point(hi, at - cap), point(hi, at + cap)], ink()),
+    ]
+}
+
 pub fn ink() -> ShapeStyle {
     INK.stroke_width(1)
 }

@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, grid, header, header_height, ink, label_width, mesh_label, text};
+use super::{axis_desc, grid, header, header_height, ink, label_width, mesh_label, text, whisker};
 use super::{DrawResult, Key, Scale, Ticked, PAD, WIDTH};
 use crate::format;
 use crate::formats::Dataset;
@@ -132,11 +132,7 @@ fn draw_panel(area: &super::Area<'_>, p: &Panel, label_w: u32, axis: &Axis) -> D
         let mut label_at = scale.at(b.value);
         if let Some((lo, hi)) = b.ci {
             let (lo, hi) = (scale.at(lo.max(0.0)), scale.at(hi));
-            chart.draw_series([
-                PathElement::new(vec![(lo, y), (hi, y)], ink()),
-                PathElement::new(vec![(lo, y - 0.25), (lo, y + 0.25)], ink()),
-                PathElement::new(vec![(hi, y - 0.25), (hi, y + 0.25)], ink()),
-            ])?;
+            chart.draw_series(whisker(lo, hi, y, 0.25, true))?;
             label_at = label_at.max(hi);
         }
         chart.draw_series(std::iter::once(

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, color, compact, grid, header, header_height, ink, mesh_label, text};
+use super::{axis_desc, color, compact, grid, header, header_height, ink, mesh_label, text, whisker};
 use super::{DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::model::{Report, Row};
 
@@ -104,11 +104,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
             let mut top = y.at(s.median);
             if let Some((lo, hi)) = s.ci {
                 let (lo, hi) = (y.at(lo.max(0.0)), y.at(hi));
-                chart.draw_series([
-                    PathElement::new(vec![(mid, lo), (mid, hi)], ink()),
-                    PathElement::new(vec![(mid - 0.05, lo), (mid + 0.05, lo)], ink()),
-                    PathElement::new(vec![(mid - 0.05, hi), (mid + 0.05, hi)], ink()),
-                ])?;
+                chart.draw_series(whisker(lo, hi, mid, 0.05, false))?;
                 top = top.max(hi);
             }
             chart.draw_series(std::iter::once(

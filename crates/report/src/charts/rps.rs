@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, color, grid, header, header_height, ink, label_width, mesh_label, text};
+use super::{axis_desc, color, grid, header, header_height, ink, label_width, mesh_label, text, whisker};
 use super::{compact, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
 use crate::model::{Report, Row};
@@ -88,11 +88,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
             let mut label_at = scale.at(s.median);
             if let Some((lo, hi)) = s.ci {
                 let (lo, hi) = (scale.at(lo.max(0.0)), scale.at(hi));
-                chart.draw_series([
-                    PathElement::new(vec![(lo, y), (hi, y)], ink()),
-                    PathElement::new(vec![(lo, y - 0.18), (lo, y + 0.18)], ink()),
-                    PathElement::new(vec![(hi, y - 0.18), (hi, y + 0.18)], ink()),
-                ])?;
+                chart.draw_series(whisker(lo, hi, y, 0.18, true))?;
                 label_at = label_at.max(hi);
             }
             let label = format::thousands(s.median);
