@@ -31,7 +31,19 @@ pub fn describe() -> Machine {
         .lines()
         .find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|v| v.trim_matches('"').to_string()))
         .unwrap_or_else(|| std::env::consts::OS.into());
-    Machine { cpu_model, cores: online_cpus().len(), kernel: kernel(), os, memory_kb }
+    Machine { cpu_model, cores: machine_cores(), kernel: kernel(), os, memory_kb }
+}
+
+/// CPUs the machine has online, whatever this process is pinned to (the runner pins itself to
+/// the load CPUs before it describes the machine).
+fn machine_cores() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        online_cpus().len()
+    }
 }
 
 fn kernel() -> String {
@@ -202,6 +214,6 @@ mod tests {
         assert!(own_cpu_s() > 0.0);
         assert!(process_cpu_s(u32::MAX).is_none());
         let m = describe();
-        assert!(m.cores >= 1 && m.memory_kb > 0 && !m.kernel.is_empty());
+        assert!(m.cores >= online_cpus().len() && m.memory_kb > 0 && !m.kernel.is_empty());
     }
 }
