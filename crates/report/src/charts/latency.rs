@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{axis_desc, grid, header, header_height, ink, line_style, mesh_label};
+use super::{axis_desc, frame, grid, header, header_height, ink, line_style, mesh_label};
 use super::{Dash, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
 use crate::model::Report;
@@ -71,16 +71,10 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE)?;
         let body = header(&root, title, &legend)?;
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(84)
-            .build_cartesian_2d(
-                Ticked::new(0.0..x_max, (0..=x_max as usize).map(|k| k as f64).collect()),
-                Ticked::from(y),
-            )?;
+        let mut chart = frame(&body, 84).build_cartesian_2d(
+            Ticked::new(0.0..x_max, (0..=x_max as usize).map(|k| k as f64).collect()),
+            Ticked::from(y),
+        )?;
         chart
             .configure_mesh()
             .bold_line_style(grid())

@@ -402,6 +402,13 @@ pub fn grid() -> ShapeStyle {
 }
 
 /// Axes and whiskers.
+/// A chart frame on `body` with the margins and x-axis band every single-panel chart uses.
+pub fn frame<'a, 'b>(body: &'a Area<'b>, y_label_width: u32) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
+    let mut builder = ChartBuilder::on(body);
+    builder.margin_left(16).margin_right(28).margin_bottom(12).x_label_area_size(52).y_label_area_size(y_label_width);
+    builder
+}
+
 /// The three strokes of a confidence-interval whisker from `lo` to `hi` on the value axis, at
 /// `at` on the category axis, with caps `cap` wide on each side. `horizontal`: values run along x.
 pub fn whisker(lo: f64, hi: f64, at: f64, cap: f64, horizontal: bool) -> [PathElement<(f64, f64)>; 3] {

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, color, compact, grid, header, header_height, ink, mesh_label, text, whisker};
+use super::{axis_desc, color, compact, frame, grid, header, header_height, ink, mesh_label, text, whisker};
 use super::{DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::model::{Report, Row};
 
@@ -70,16 +70,10 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE)?;
         let body = header(&root, title, &legend)?;
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(72)
-            .build_cartesian_2d(
-                Ticked::new(0.0..n as f64, (0..n).map(|k| k as f64 + 0.5).collect()),
-                Ticked::from(y),
-            )?;
+        let mut chart = frame(&body, 72).build_cartesian_2d(
+            Ticked::new(0.0..n as f64, (0..n).map(|k| k as f64 + 0.5).collect()),
+            Ticked::from(y),
+        )?;
         chart
             .configure_mesh()
             .disable_x_mesh()

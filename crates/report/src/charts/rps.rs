@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, color, grid, header, header_height, ink, label_width, mesh_label, text, whisker};
+use super::{axis_desc, color, frame, grid, header, header_height, ink, label_width, mesh_label, text, whisker};
 use super::{compact, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
 use crate::model::{Report, Row};
@@ -53,12 +53,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE)?;
         let body = header(&root, title, &legend)?;
-        let mut chart = ChartBuilder::on(&body)
-            .margin_left(16)
-            .margin_right(28)
-            .margin_bottom(12)
-            .x_label_area_size(52)
-            .y_label_area_size(label_width(ids.iter().copied()))
+        let mut chart = frame(&body, label_width(ids.iter().copied()))
             .build_cartesian_2d(Ticked::from(scale), Ticked::new(0.0..n as f64, (0..n).map(centre).collect()))?;
         chart
             .configure_mesh()
