@@ -50,7 +50,8 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
 
-vectors: ## Regenerate the formats lab's golden vectors and bad-input corpus
+vectors: ## Regenerate the formats lab's wire schemas (.proto, .avsc), golden vectors and bad-input corpus
+	$(CARGO) run --release --locked -p formats-rust -- schemas --write subjects/formats/schema
 	$(CARGO) run --release --locked -p formats-rust -- vectors --write subjects/formats/vectors
 
 schemas: ## Regenerate schemas/*.json from the Rust types

@@ -30,6 +30,8 @@ pub enum Command {
     Bench(BenchArgs),
     /// Write or check the golden vectors and the bad-input corpus.
     Vectors(VectorsArgs),
+    /// Write or check the .proto and .avsc files generated from datasets.json.
+    Schemas(VectorsArgs),
 }
 
 #[derive(Debug, Args)]
@@ -66,7 +68,7 @@ pub struct BenchArgs {
 #[derive(Debug, Args)]
 #[group(required = true, multiple = false)]
 pub struct VectorsArgs {
-    /// Directory to (re)write, e.g. subjects/formats/vectors.
+    /// Directory to (re)write: subjects/formats/vectors (vectors) or subjects/formats/schema (schemas).
     #[arg(long, value_name = "DIR")]
     pub write: Option<PathBuf>,
 
@@ -91,7 +93,7 @@ impl Cli {
             Ok(cli) => cli,
             Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => err.exit(),
             Err(err) if err.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
-                eprintln!("error: a subcommand is required: bench or vectors (see --help)");
+                eprintln!("error: a subcommand is required: bench, vectors or schemas (see --help)");
                 std::process::exit(err.exit_code());
             }
             Err(err) => {
@@ -137,7 +139,7 @@ mod tests {
         let argv = ["formats-rust", "bench"].iter().chain(args).copied();
         match Cli::try_parse_from(argv)?.command {
             Command::Bench(b) => Ok(b),
-            Command::Vectors(_) => unreachable!(),
+            Command::Vectors(_) | Command::Schemas(_) => unreachable!(),
         }
     }
 

@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use crate::alloc_count::{self, AllocCount};
 use crate::codecs::Codec;
 use crate::dataset::{generate, Dataset, DatasetKind};
 use crate::measurement::{Measurement, Metrics, Params, Status, LANG, SCHEMA_VERSION, SUBJECT, SUITE};
@@ -54,9 +55,16 @@ struct Subject {
     data: Rc<Dataset>,
     encoded: Vec<u8>,
     sizes: Sizes,
+    allocs: Allocs,
 }
 
 #[derive(Clone, Copy)]
+/// What one encode and one decode allocate; `None` without the counting allocator.
+struct Allocs {
+    encode: Option<AllocCount>,
+    decode: Option<AllocCount>,
+}
+
 struct Sizes {
     raw: u64,
     gzip: u64,
@@ -90,6 +98,10 @@ pub fn run(opts: &Options, clock: &dyn Clock, out: &mut dyn Write) -> io::Result
                 size_bytes: Some(subject.sizes.raw),
                 size_gzip_bytes: Some(subject.sizes.gzip),
                 size_zstd_bytes: Some(subject.sizes.zstd),
+                serialize_allocs: subject.allocs.encode.map(|a| a.calls),
+                serialize_alloc_bytes: subject.allocs.encode.map(|a| a.bytes),
+                deserialize_allocs: subject.allocs.decode.map(|a| a.calls),
+                deserialize_alloc_bytes: subject.allocs.decode.map(|a| a.bytes),
             };
             let row = measurement(opts, subject.codec, &subject.data, repeat, Status::Ok, None, metrics);
             write_line(out, &row)?;
@@ -106,7 +118,12 @@ fn verify(codec: &'static dyn Codec, data: &Rc<Dataset>) -> Result<Subject, Stri
         return Err(format!("{}: decoded {} differs from the input", codec.id(), data.kind().id()));
     }
     let sizes = Sizes { raw: encoded.len() as u64, gzip: gzip_len(&encoded)?, zstd: zstd_len(&encoded)? };
-    Ok(Subject { codec, data: data.clone(), encoded, sizes })
+    // One operation each: the codecs are deterministic, so every repeat would count the same.
+    let allocs = Allocs {
+        encode: alloc_count::during(|| drop(black_box(codec.encode(data)))),
+        decode: alloc_count::during(|| drop(black_box(codec.decode(&encoded, data.kind())))),
+    };
+    Ok(Subject { codec, data: data.clone(), encoded, sizes, allocs })
 }
 
 fn gzip_len(bytes: &[u8]) -> Result<u64, String> {

@@ -3,10 +3,13 @@
 //! harness that prints measurements.
 //!
 //! The pipeline: [`dataset`] generates → [`codecs`] encode and decode → [`vectors`] pins the bytes
-//! → [`harness`] verifies and times → [`measurement`] is the line it prints.
+//! → [`harness`] verifies and times → [`measurement`] is the line it prints. [`wire_schema`]
+//! writes the .proto and .avsc files from the same `datasets.json`.
 
+pub mod alloc_count;
 pub mod codecs;
 pub mod dataset;
 pub mod harness;
 pub mod measurement;
 pub mod vectors;
+pub mod wire_schema;

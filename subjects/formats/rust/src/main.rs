@@ -7,7 +7,12 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 
-use formats_rust::{harness, vectors};
+use formats_rust::alloc_count::CountingAllocator;
+use formats_rust::{harness, vectors, wire_schema};
+
+/// Counts allocations for the `*_allocs` / `*_alloc_bytes` metrics.
+#[global_allocator]
+static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 /// Exit code for a run that could not do its job (also: stale vectors under `--check`).
 const EXIT_FAILURE: u8 = 1;
@@ -57,5 +62,22 @@ fn run(command: cli::Command) -> anyhow::Result<()> {
             Ok(())
         }
         cli::Command::Vectors(_) => anyhow::bail!("vectors needs --write DIR or --check DIR"),
+        cli::Command::Schemas(cli::VectorsArgs { write: Some(dir), check: _ }) => {
+            let count =
+                wire_schema::write(&dir).with_context(|| format!("cannot write schemas to {}", dir.display()))?;
+            writeln!(std::io::stderr(), "wrote {count} files under {}", dir.display()).ok();
+            Ok(())
+        }
+        cli::Command::Schemas(cli::VectorsArgs { write: None, check: Some(dir) }) => {
+            let stale = wire_schema::stale(&dir);
+            anyhow::ensure!(
+                stale.is_empty(),
+                "{} are out of date: run `formats-rust schemas --write {}`",
+                stale.join(", "),
+                dir.display()
+            );
+            Ok(())
+        }
+        cli::Command::Schemas(_) => anyhow::bail!("schemas needs --write DIR or --check DIR"),
     }
 }

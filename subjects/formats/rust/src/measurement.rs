@@ -62,6 +62,16 @@ pub struct Metrics {
     pub size_gzip_bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub size_zstd_bytes: Option<u64>,
+    /// Allocation calls of one encode (absent when the counting allocator is not installed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serialize_allocs: Option<u64>,
+    /// Bytes those allocations requested (a reallocation counts its new size).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serialize_alloc_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deserialize_allocs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deserialize_alloc_bytes: Option<u64>,
 }
 
 impl Measurement {

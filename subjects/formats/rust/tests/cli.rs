@@ -34,6 +34,12 @@ fn bench_prints_one_measurement_per_line() {
         assert_eq!(row["status"], "ok");
         assert!(row["metrics"]["serialize_ns"].as_f64().unwrap() > 0.0);
         assert!(row["params"]["library"].as_str().unwrap().starts_with("ciborium@"));
+        // The binary counts allocations: decoding 100 objects allocates at least one id string each.
+        let metrics = &row["metrics"];
+        assert!(metrics["deserialize_allocs"].as_u64().unwrap() >= 100, "{metrics}");
+        assert!(metrics["deserialize_alloc_bytes"].as_u64().unwrap() >= 100 * 24, "{metrics}");
+        assert!(metrics["serialize_allocs"].as_u64().unwrap() >= 1, "{metrics}");
+        assert!(metrics["serialize_alloc_bytes"].as_u64().unwrap() >= metrics["size_bytes"].as_u64().unwrap());
     }
 }
 
