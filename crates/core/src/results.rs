@@ -153,6 +153,10 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "size_bytes",
     "size_gzip_bytes",
     "size_zstd_bytes",
+    "serialize_alloc_bytes",
+    "serialize_allocs",
+    "deserialize_alloc_bytes",
+    "deserialize_allocs",
 ];
 
 /// The value of a named metric in one measurement.

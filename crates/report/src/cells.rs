@@ -5,7 +5,7 @@
 use wirebench_core::stats::Summary;
 
 use crate::format::{self, NONE};
-use crate::formats::{FormatRow, DESERIALIZE, SERIALIZE, SIZES};
+use crate::formats::{FormatRow, ALLOCS, ALLOC_BYTES, DESERIALIZE, SERIALIZE, SIZES};
 use crate::model::Row;
 
 /// Column headers, and whether the column is numeric (right-aligned).
@@ -101,7 +101,14 @@ pub const FORMAT_COLUMNS: &[(&str, bool)] = &[
     ("Deserialize ms (median, 95 % CI)", true),
     (TOTAL_LABEL, true),
     ("× fastest", true),
+    (ALLOC_LABEL, true),
 ];
+
+/// Header of the allocation column, which carries `ALLOC_TITLE`.
+pub const ALLOC_LABEL: &str = "Allocated per op (ser / de)";
+pub const ALLOC_TITLE: &str = "Heap bytes (and allocation calls) of one encode / one decode, as the language's \
+    runtime counts them (Rust: a counting allocator; Go: runtime.MemStats; Java: JMH's gc profiler, bytes only). \
+    Not comparable across languages with garbage collectors and without.";
 
 /// Header of the total column, which carries `TOTAL_TITLE`.
 pub const TOTAL_LABEL: &str = "Total ms (ser + de)";
@@ -144,6 +151,10 @@ pub struct FormatCells {
     pub total_ci: String,
     /// `1.00×`.
     pub relative: String,
+    /// `262 KB / 327 KB`, or `—` when the harness does not count allocations.
+    pub allocated: String,
+    /// `11 / 6,011 allocations`, or empty when not counted.
+    pub allocations: String,
     /// The study's total, bytes and our size ÷ its size: `—` when the study measured this dataset
     /// and language but not this format, empty when it did not measure them.
     pub published_total: String,
@@ -193,12 +204,21 @@ impl FormatCells {
             total,
             total_ci,
             relative: r.relative.map_or(NONE.to_string(), format::ratio),
+            allocated: pair(r, ALLOC_BYTES, format::kilobytes).unwrap_or_else(|| NONE.to_string()),
+            allocations: pair(r, ALLOCS, format::thousands).map_or(String::new(), |p| format!("{p} allocations")),
             published_total: published.map_or(missing.to_string(), |p| format!("{:.3}", p.total_ms)),
             published_bytes: published.map_or(missing.to_string(), |p| format::thousands(p.size_bytes as f64)),
             size_vs_published: r.size_vs_published().map_or(missing.to_string(), format::ratio),
             repeats_note: r.failed().then(|| format!("{} of {repeats} repeats completed", r.summary.ok_repeats)),
         }
     }
+}
+
+/// `ser / de` of a metric pair, `—` for a missing half; `None` when both are missing.
+fn pair(r: &FormatRow, metrics: [&str; 2], show: fn(f64) -> String) -> Option<String> {
+    let [ser, de] = metrics.map(|m| r.metric(m).map(|s| show(s.median)));
+    (ser.is_some() || de.is_some())
+        .then(|| format!("{} / {}", ser.unwrap_or_else(|| NONE.to_string()), de.unwrap_or_else(|| NONE.to_string())))
 }
 
 /// A time summary in ns as ms cells: the median, and its interval or `n = 1`.

@@ -5,7 +5,7 @@
 use wirebench_core::suite::Op;
 
 use crate::cells::LATENCY_METRICS;
-use crate::formats::{DESERIALIZE, SERIALIZE, SIZES};
+use crate::formats::{ALLOCS, ALLOC_BYTES, DESERIALIZE, SERIALIZE, SIZES};
 use crate::model::{Report, Section};
 
 /// Writes one table from the report.
@@ -95,6 +95,10 @@ pub const FORMAT_COLUMNS: &[&str] = &[
     "total_ns_ci_lo",
     "total_ns_ci_hi",
     "relative_total",
+    "serialize_alloc_bytes",
+    "serialize_allocs",
+    "deserialize_alloc_bytes",
+    "deserialize_allocs",
     "published_total_ns",
     "published_size_bytes",
     "size_vs_published",
@@ -224,6 +228,10 @@ pub fn formats(report: &Report) -> String {
                 num(total.and_then(|t| t.interval_ns).map(|c| c.0)),
                 num(total.and_then(|t| t.interval_ns).map(|c| c.1)),
                 num(r.relative),
+                median(ALLOC_BYTES[0]),
+                median(ALLOCS[0]),
+                median(ALLOC_BYTES[1]),
+                median(ALLOCS[1]),
                 // Printed to the microsecond: whole nanoseconds hold it exactly.
                 num(r.published.map(|p| (p.total_ms * 1e6).round())),
                 num(r.published.map(|p| p.size_bytes as f64)),

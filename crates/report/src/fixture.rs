@@ -391,8 +391,17 @@ impl FormatSpec {
             _ => {
                 let (ser, de) = self.times_ms[repeat as usize - 1];
                 let [size, gzip, zstd] = self.sizes;
-                let extra =
-                    [("size_gzip_bytes".to_string(), gzip as f64), ("size_zstd_bytes".to_string(), zstd as f64)];
+                let mut extra =
+                    vec![("size_gzip_bytes".to_string(), gzip as f64), ("size_zstd_bytes".to_string(), zstd as f64)];
+                // Rust rows count allocations; the Go rows leave them out, as a harness may.
+                if self.lang == "rust" {
+                    extra.extend([
+                        ("serialize_alloc_bytes".to_string(), 2.0 * size as f64),
+                        ("serialize_allocs".to_string(), 12.0),
+                        ("deserialize_alloc_bytes".to_string(), 3.0 * size as f64),
+                        ("deserialize_allocs".to_string(), 6011.0),
+                    ]);
+                }
                 let metrics = Metrics {
                     serialize_ns: Some(ser * 1e6),
                     deserialize_ns: Some(de * 1e6),

@@ -15,6 +15,10 @@ pub const SERIALIZE: &str = "serialize_ns";
 pub const DESERIALIZE: &str = "deserialize_ns";
 /// Sizes in table order: the encoding, then gzip and zstd of it.
 pub const SIZES: [&str; 3] = ["size_bytes", "size_gzip_bytes", "size_zstd_bytes"];
+/// Heap bytes allocated by one encode and one decode, where the harness's runtime counts them.
+pub const ALLOC_BYTES: [&str; 2] = ["serialize_alloc_bytes", "deserialize_alloc_bytes"];
+/// Heap allocations (calls) of one encode and one decode.
+pub const ALLOCS: [&str; 2] = ["serialize_allocs", "deserialize_allocs"];
 
 /// Every harness row of a run, by dataset.
 #[derive(Debug, Clone, Default)]

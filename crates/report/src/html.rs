@@ -4,7 +4,7 @@
 use std::fmt::{self, Display, Write};
 
 use crate::cells::{Cells, FormatCells, COLUMNS, FLAGS_COLUMN, FORMATS_NOTE, FORMAT_COLUMNS, PUBLISHED_COLUMNS};
-use crate::cells::{TABLE_NOTE, TOTAL_LABEL, TOTAL_TITLE};
+use crate::cells::{ALLOC_LABEL, ALLOC_TITLE, TABLE_NOTE, TOTAL_LABEL, TOTAL_TITLE};
 use crate::charts::{Chart, Drawn};
 use crate::format::{self, NONE};
 use crate::formats::{self, Dataset};
@@ -345,6 +345,8 @@ fn formats_section(h: &mut String, report: &Report, charts: &[Chart]) {
         let mut class = if num { "num" } else { "" }.to_string();
         let title = if label == TOTAL_LABEL {
             Some(TOTAL_TITLE.to_string())
+        } else if label == ALLOC_LABEL {
+            Some(ALLOC_TITLE.to_string())
         } else if PUBLISHED_COLUMNS.iter().any(|(p, _)| *p == label) {
             class += " pub";
             Some(published::SOURCE.to_string())
@@ -444,6 +446,7 @@ fn dataset_rows(h: &mut String, report: &Report, d: &Dataset, width: usize, publ
             c.total_ci,
             c.relative
         );
+        put!(h, "<td class=\"num\">{}<div class=\"sub\">{}</div></td>", c.allocated, c.allocations);
         if published {
             let phases = r.published.map_or(String::new(), |p| {
                 format!(" title=\"serialize {:.3} + deserialize {:.3} ms\"", p.serialize_ms, p.deserialize_ms)

@@ -424,6 +424,8 @@ mod tests {
             ),
             "{row}"
         );
+        assert!(row.contains(">225 KB / 337 KB<div class=\"sub\">12 / 6,011 allocations</div></td>"), "{row}");
+        assert!(table.contains("<th class=\"num\" title=\"Heap bytes (and allocation calls)"), "alloc column titled");
         let xml = element(table, "data-scenario=\"users-xml-rust\"", "</tr>");
         assert!(xml.contains(">23.351</td>") && xml.contains(">1,761,825</td>"), "{xml}");
         for id in ["users-msgpack-go", "numeric-msgpack-rust"] {
@@ -439,8 +441,15 @@ mod tests {
 
         let md = read(&r.markdown);
         let users = md.lines().find(|l| l.starts_with("| `msgpack` | rust |")).unwrap();
-        assert!(users.contains("| 3.00 [2.92–3.07] | 1.00× | 2.995 | 527,431 | 0.213× |"), "{users}");
-        assert_eq!(users.matches(" | ").count() + 1, 14, "{users}");
+        assert!(
+            users.contains(
+                "| 3.00 [2.92–3.07] | 1.00× | 225 KB / 337 KB (12 / 6,011 allocations) | 2.995 | 527,431 | 0.213× |"
+            ),
+            "{users}"
+        );
+        assert_eq!(users.matches(" | ").count() + 1, 15, "{users}");
+        let go = md.lines().find(|l| l.starts_with("| `msgpack` | go |")).unwrap();
+        assert!(go.contains(" | — | "), "a harness without allocation counts shows a dash: {go}");
         let numeric = &md[md.find("### Dataset `numeric`").unwrap()..];
         assert!(!numeric.lines().nth(2).unwrap().contains("Published"), "{numeric}");
         assert!(md.contains("> **Note:** the study's text disagrees with its own table"), "{md}");
@@ -481,7 +490,7 @@ mod tests {
             "{}",
             lines[1]
         );
-        assert!(lines[1].ends_with(",1,2995000,527431,0.2129378060826914,,"), "{}", lines[1]);
+        assert!(lines[1].ends_with(",1,224620,12,336930,6011,2995000,527431,0.2129378060826914,,"), "{}", lines[1]);
         assert!(
             lines[7].starts_with("users,protobuf,go,")
                 && lines[7].ends_with(",failed,verification failed: decoded <User> #3 differs from the input")

@@ -257,6 +257,7 @@ fn dataset_table(out: &mut String, report: &Report, d: &Dataset) {
             with_ci(&c.deserialize, &c.deserialize_ci),
             with_ci(&c.total, &c.total_ci),
             c.relative.clone(),
+            if c.allocations.is_empty() { c.allocated.clone() } else { format!("{} ({})", c.allocated, c.allocations) },
         ]);
         if published {
             cells.extend([c.published_total.clone(), c.published_bytes.clone(), c.size_vs_published.clone()]);
