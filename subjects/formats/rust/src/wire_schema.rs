@@ -166,7 +166,9 @@ pub fn files() -> Vec<SchemaFile> {
             AvroType::Array { items, .. } => items.as_mut(),
             other => other,
         };
-        let AvroType::Record(record) = top else { panic!("dataset {id}: the root is not a record or a list of records") };
+        let AvroType::Record(record) = top else {
+            panic!("dataset {id}: the root is not a record or a list of records")
+        };
         let role = if matches!(root, FieldType::List(_)) { "Element" } else { "Root" };
         record.namespace = Some(AVRO_NAMESPACE);
         record.doc = Some(format!("{role} of the {id} dataset (datasets.json)."));
@@ -211,7 +213,8 @@ fn proto_message(types: &Types, name: &str, defined: &mut BTreeSet<String>, text
     let _ = write!(text, "\nmessage {name} {{\n");
     for (number, (field, ty)) in fields.iter().enumerate() {
         let snake = snake_case(field);
-        let option = if proto_json_name(&snake) == *field { String::new() } else { format!(" [json_name = \"{field}\"]") };
+        let option =
+            if proto_json_name(&snake) == *field { String::new() } else { format!(" [json_name = \"{field}\"]") };
         let _ = writeln!(text, "  {} {snake} = {}{option};", ty.proto(), number + 1);
     }
     text.push_str("}\n");
