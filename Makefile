@@ -3,9 +3,11 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 CARGO ?= cargo
 WIREBENCH := target/release/wirebench
-APT_PACKAGES := nghttp2-client wrk hyperfine chromium
+APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler
+# The formats lab's harnesses in other languages (subjects/formats/<lang>/).
+FORMATS_GO := subjects/formats/go
 
-.PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web bench lint fmt vectors schemas clean
+.PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -22,8 +24,11 @@ setup-apt:
 setup-web:
 	@cd web && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error; }
 
-build: ## Build the instrument and the subjects (release)
+build: build-formats ## Build the instrument and the subjects (release)
 	$(CARGO) build --release --workspace --locked
+
+build-formats: ## Build the formats lab's Go, Java and TypeScript harnesses
+	cd $(FORMATS_GO) && go build -o bin/formats-go .
 
 run: setup build ## Run the protocols suite (quick profile) and print the report's path
 	$(WIREBENCH) run protocols --profile quick --no-build
@@ -31,13 +36,16 @@ run: setup build ## Run the protocols suite (quick profile) and print the report
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-web ## Every test: Rust unit + integration, browser report test
+test: setup build test-rust test-formats test-web ## Every test: Rust, the formats harnesses, browser report test
 
 test-rust:
 	$(CARGO) test --workspace --locked
 
 test-web:
 	cd web && node --test tests/
+
+test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
+	cd $(FORMATS_GO) && go test ./...
 
 bench: setup build ## The instrument against h2load and wrk on the same subject: prints ratios
 	bench/peers
@@ -46,6 +54,8 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	cd web && npx tsc --noEmit
+	@cd $(FORMATS_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
+	cd $(FORMATS_GO) && go vet ./...
 
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
@@ -53,6 +63,11 @@ fmt: ## Format the Rust code
 vectors: ## Regenerate the formats lab's wire schemas (.proto, .avsc), golden vectors and bad-input corpus
 	$(CARGO) run --release --locked -p formats-rust -- schemas --write subjects/formats/schema
 	$(CARGO) run --release --locked -p formats-rust -- vectors --write subjects/formats/vectors
+
+FUZZ_SECONDS ?= 60
+fuzz: ## Fuzz every Rust decoder for FUZZ_SECONDS each (nightly + cargo-fuzz; not in CI)
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	subjects/formats/rust/fuzz/run $(FUZZ_SECONDS)
 
 schemas: ## Regenerate schemas/*.json from the Rust types
 	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date
