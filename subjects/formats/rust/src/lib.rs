@@ -9,6 +9,7 @@
 pub mod alloc_count;
 pub mod codecs;
 pub mod dataset;
+pub mod fuzz;
 pub mod harness;
 pub mod measurement;
 pub mod vectors;
