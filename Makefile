@@ -6,6 +6,7 @@ WIREBENCH := target/release/wirebench
 APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
+FORMATS_TS := subjects/formats/ts
 
 .PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
 
@@ -23,12 +24,14 @@ setup-apt:
 
 setup-web:
 	@cd web && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error; }
+	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
 
 build: build-formats ## Build the instrument and the subjects (release)
 	$(CARGO) build --release --workspace --locked
 
-build-formats: ## Build the formats lab's Go, Java and TypeScript harnesses
+build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harnesses
 	cd $(FORMATS_GO) && go build -o bin/formats-go .
+	cd $(FORMATS_TS) && npm run --silent build
 
 run: setup build ## Run the protocols suite (quick profile) and print the report's path
 	$(WIREBENCH) run protocols --profile quick --no-build
@@ -46,6 +49,7 @@ test-web:
 
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
 	cd $(FORMATS_GO) && go test ./...
+	cd $(FORMATS_TS) && npm test --silent
 
 bench: setup build ## The instrument against h2load and wrk on the same subject: prints ratios
 	bench/peers
@@ -56,6 +60,7 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	cd web && npx tsc --noEmit
 	@cd $(FORMATS_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
 	cd $(FORMATS_GO) && go vet ./...
+	cd $(FORMATS_TS) && npm run --silent lint
 
 fmt: ## Format the Rust code
 	$(CARGO) fmt --all
