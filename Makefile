@@ -7,6 +7,8 @@ APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
 FORMATS_TS := subjects/formats/ts
+FORMATS_JAVA := subjects/formats/java
+MVN := mvn -q -B
 
 .PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
 
@@ -32,6 +34,7 @@ build: build-formats ## Build the instrument and the subjects (release)
 build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harnesses
 	cd $(FORMATS_GO) && go build -o bin/formats-go .
 	cd $(FORMATS_TS) && npm run --silent build
+	cd $(FORMATS_JAVA) && $(MVN) package -DskipTests
 
 run: setup build ## Run the protocols suite (quick profile) and print the report's path
 	$(WIREBENCH) run protocols --profile quick --no-build
@@ -50,6 +53,7 @@ test-web:
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
 	cd $(FORMATS_GO) && go test ./...
 	cd $(FORMATS_TS) && npm test --silent
+	cd $(FORMATS_JAVA) && $(MVN) test
 
 bench: setup build ## The instrument against h2load and wrk on the same subject: prints ratios
 	bench/peers
