@@ -1,10 +1,19 @@
 //! Judging published claims against measurements: confirmed when the whole 95 % interval of the
 //! measured value satisfies the claim, refuted when the whole interval contradicts it,
 //! inconclusive when the interval straddles the threshold or there are too few repeats.
+//!
+//! A ratio of two scenarios measured in the same repeats (1..R of both) is estimated from the
+//! per-repeat ratios: their geometric mean, with a Student-t interval on their logarithms. The
+//! harnesses interleave their scenarios repeat by repeat, so a slow moment of the machine hits
+//! both sides of a pair and cancels; the interval stays positive. Without two such pairs, the
+//! ratio of medians with the conservative interval (extremes of both intervals) is used.
 
 use serde::Serialize;
 
+use std::collections::BTreeMap;
+
 use crate::results::ScenarioSummary;
+use crate::stats::Summary;
 use crate::suite::{Claim, Op};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -25,8 +34,7 @@ impl Verdict {
     }
 }
 
-/// A claim with our value: the point estimate (ratio of medians for two scenarios) and a
-/// conservative interval (the ratio's extremes over both intervals).
+/// A claim with our value: the point estimate and its 95 % interval (see the module note).
 #[derive(Debug, Clone, Serialize)]
 pub struct Judged {
     pub claim: Claim,
@@ -55,6 +63,12 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
             let Some(den) = find(den_id) else {
                 return inconclusive(format!("no {} measured for {den_id}", claim.metric));
             };
+            let repeats = |id: &str| {
+                summaries.iter().find(|s| s.scenario == id).and_then(|s| s.by_repeat.get(claim.metric.as_str()))
+            };
+            if let Some(paired) = repeats(&claim.numerator).zip(repeats(den_id)).and_then(|(n, d)| paired_ratio(n, d)) {
+                return decide(claim, paired.0, Some(paired.1));
+            }
             if den.median == 0.0 {
                 return inconclusive(format!("{} of {den_id} is zero", claim.metric));
             }
@@ -65,6 +79,20 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
             (num.median / den.median, interval)
         }
     };
+    decide(claim, value, interval)
+}
+
+/// Geometric mean of the per-repeat ratios `num[r] / den[r]` over the repeats both have, and its
+/// 95 % interval; `None` with fewer than two positive pairs.
+fn paired_ratio(num: &BTreeMap<u32, f64>, den: &BTreeMap<u32, f64>) -> Option<(f64, (f64, f64))> {
+    let logs: Vec<f64> =
+        num.iter().filter_map(|(r, &n)| den.get(r).filter(|&&d| n > 0.0 && d > 0.0).map(|&d| (n / d).ln())).collect();
+    let s = Summary::of(&logs)?;
+    let (lo, hi) = s.ci?;
+    Some((s.mean.exp(), (lo.exp(), hi.exp())))
+}
+
+fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Judged {
     let verdict = match interval {
         None => Verdict::Inconclusive,
         Some((lo, hi)) => {
@@ -92,7 +120,6 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Summary;
     use std::collections::BTreeMap;
 
     fn summary(id: &str, rps: &[f64]) -> ScenarioSummary {
@@ -106,6 +133,7 @@ mod tests {
             error: None,
             ok_repeats: rps.len(),
             metrics: [("rps", Summary::of(rps).unwrap())].into(),
+            by_repeat: BTreeMap::new(),
             latency_curve: vec![],
             instrument_bound: false,
         }
@@ -136,6 +164,31 @@ mod tests {
         assert_eq!(judge(&claim(Op::Less, 500.0), &s).verdict, Verdict::Confirmed);
         let (lo, hi) = j.interval.unwrap();
         assert_eq!(judge(&claim(Op::Greater, (lo + hi) / 2.0), &s).verdict, Verdict::Inconclusive);
+    }
+
+    /// `summary` with its values as repeats 1, 2, ...
+    fn paired(id: &str, rps: &[f64]) -> ScenarioSummary {
+        let by_repeat = rps.iter().enumerate().map(|(i, &v)| (i as u32 + 1, v)).collect();
+        ScenarioSummary { by_repeat: [("rps", by_repeat)].into(), ..summary(id, rps) }
+    }
+
+    #[test]
+    fn paired_repeats_cancel_a_slow_moment_that_hits_both_sides() {
+        // Repeat 2 ran on a slow machine: 3× slower on both sides, so each ratio is 10.
+        let (a, b) = ([100.0, 300.0, 100.0], [10.0, 30.0, 10.0]);
+        let j = judge(&claim(Op::Greater, 9.0), &[paired("a", &a), paired("b", &b)]);
+        assert_eq!(j.verdict, Verdict::Confirmed);
+        assert!((j.value.unwrap() - 10.0).abs() < 1e-9);
+        let (lo, hi) = j.interval.unwrap();
+        assert!((lo - 10.0).abs() < 1e-9 && (hi - 10.0).abs() < 1e-9, "{lo} {hi}");
+        // Unpaired, the same numbers are inconclusive: 100/30 .. 300/10 straddles 9.
+        let j = judge(&claim(Op::Greater, 9.0), &[summary("a", &a), summary("b", &b)]);
+        assert_eq!(j.verdict, Verdict::Inconclusive);
+        // Differing ratios give a positive interval around their geometric mean.
+        let j = judge(&claim(Op::Greater, 1.0), &[paired("a", &[20.0, 40.0, 30.0]), paired("b", &[10.0, 10.0, 10.0])]);
+        let (lo, hi) = j.interval.unwrap();
+        assert!(lo > 0.0 && lo < 2.0 && hi > 4.0, "{lo} {hi}");
+        assert!((j.value.unwrap() - 24_f64.cbrt()).abs() < 1e-9);
     }
 
     #[test]

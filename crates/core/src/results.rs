@@ -130,6 +130,8 @@ pub struct ScenarioSummary {
     pub error: Option<String>,
     pub ok_repeats: usize,
     pub metrics: BTreeMap<&'static str, Summary>,
+    /// Each metric's value per repeat number (ok repeats only), for claims that pair repeats.
+    pub by_repeat: BTreeMap<&'static str, BTreeMap<u32, f64>>,
     /// Median latency curve over the repeats (the repeat with the median p99).
     pub latency_curve: Vec<(f64, u64)>,
     pub instrument_bound: bool,
@@ -187,10 +189,12 @@ impl ScenarioSummary {
         let first = rows[0];
         let ok: Vec<&Measurement> = rows.iter().copied().filter(|m| m.status == Status::Ok).collect();
         let mut metrics = BTreeMap::new();
+        let mut by_repeat = BTreeMap::new();
         for &name in SUMMARY_METRICS {
             let values: Vec<f64> = ok.iter().filter_map(|m| metric(m, name)).collect();
             if let Some(s) = Summary::of(&values) {
                 metrics.insert(name, s);
+                by_repeat.insert(name, ok.iter().filter_map(|m| Some((m.repeat, metric(m, name)?))).collect());
             }
         }
         let mut by_p99: Vec<&&Measurement> = ok.iter().filter(|m| m.metrics.latency_us.is_some()).collect();
@@ -210,6 +214,7 @@ impl ScenarioSummary {
             error: rows.iter().find(|m| m.status == Status::Failed).and_then(|m| m.error.clone()),
             ok_repeats: ok.len(),
             metrics,
+            by_repeat,
             latency_curve,
             instrument_bound: ok.iter().any(|m| m.metrics.instrument_bound == Some(true)),
         }

@@ -44,7 +44,7 @@ impl Summary {
 }
 
 /// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
-fn t95(df: usize) -> f64 {
+pub fn t95(df: usize) -> f64 {
     // Standard table values; past 30 the normal quantile is within 2 %.
     const TABLE: [f64; 30] = [
         12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
