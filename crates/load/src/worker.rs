@@ -18,8 +18,12 @@ use crate::LoadError;
 use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
 use wirebench_core::schema::Latency;
 
-/// An answer slower than this counts as an error and ends its channel.
+/// An answer slower than this counts as an error and ends its channel (see `TIMEOUT_SLACK`).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// Each channel keeps one timer and re-arms it only when it is this much nearer than
+/// `REQUEST_TIMEOUT`, so a request times out after 25 to 30 s and the timer wheel is touched
+/// about once per 5 s per channel instead of twice per request (~2 % of the instrument's CPU).
+const TIMEOUT_SLACK: Duration = Duration::from_secs(5);
 /// Percentiles kept for the latency curve in the report.
 const CURVE: &[f64] = &[0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.99, 100.0];
 
@@ -162,6 +166,7 @@ async fn channel_loop(
         Stop::Duration(d) => Some(start + d),
         Stop::Requests(_) => None,
     };
+    let mut watchdog = Box::pin(tokio::time::sleep(REQUEST_TIMEOUT));
     loop {
         let ticket = shared.issued.fetch_add(1, Ordering::Relaxed);
         if matches!(job.plan.stop, Stop::Requests(n) if ticket >= n) {
@@ -184,7 +189,15 @@ async fn channel_loop(
                 now
             }
         };
-        let outcome = tokio::time::timeout(REQUEST_TIMEOUT, channel.exchange(false)).await;
+        let now = tokio::time::Instant::now();
+        if watchdog.deadline() < now + (REQUEST_TIMEOUT - TIMEOUT_SLACK) {
+            watchdog.as_mut().reset(now + REQUEST_TIMEOUT);
+        }
+        let outcome = tokio::select! {
+            biased;
+            reply = channel.exchange(false) => Ok(reply),
+            () = &mut watchdog => Err(()),
+        };
         let done = Instant::now();
         let mut t = tally.borrow_mut();
         t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
@@ -209,7 +222,8 @@ async fn channel_loop(
             }
             Err(_) => {
                 t.errors += 1;
-                t.first_error.get_or_insert(format!("no answer within {} s", REQUEST_TIMEOUT.as_secs()));
+                let limit = (REQUEST_TIMEOUT - TIMEOUT_SLACK).as_secs();
+                t.first_error.get_or_insert(format!("no answer within {limit} s"));
                 return;
             }
         };
