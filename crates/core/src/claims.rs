@@ -46,7 +46,8 @@ pub struct Judged {
 }
 
 pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
-    let find = |id: &str| summaries.iter().find(|s| s.scenario == id).and_then(|s| s.get(&claim.metric).copied());
+    let scenario = |id: &str| summaries.iter().find(|s| s.scenario == id);
+    let find = |id: &str| scenario(id).and_then(|s| s.get(&claim.metric).copied());
     let inconclusive = |reason: String| Judged {
         claim: claim.clone(),
         value: None,
@@ -63,9 +64,7 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
             let Some(den) = find(den_id) else {
                 return inconclusive(format!("no {} measured for {den_id}", claim.metric));
             };
-            let repeats = |id: &str| {
-                summaries.iter().find(|s| s.scenario == id).and_then(|s| s.by_repeat.get(claim.metric.as_str()))
-            };
+            let repeats = |id: &str| scenario(id).and_then(|s| s.by_repeat.get(claim.metric.as_str()));
             if let Some(paired) = repeats(&claim.numerator).zip(repeats(den_id)).and_then(|(n, d)| paired_ratio(n, d)) {
                 return decide(claim, paired.0, Some(paired.1));
             }
