@@ -172,24 +172,25 @@ async fn channel_loop(
         if matches!(job.plan.stop, Stop::Requests(n) if ticket >= n) {
             return;
         }
-        let sent_at = match job.plan.rate {
+        // One clock read per request in the closed model: the send time is also "now".
+        let (sent_at, now) = match job.plan.rate {
             Some(rate) => {
                 let intended = start + Duration::from_secs_f64(ticket as f64 / rate);
                 if deadline.is_some_and(|d| intended >= d) {
                     return;
                 }
                 tokio::time::sleep_until(intended.into()).await;
-                intended
+                (intended, Instant::now())
             }
             None => {
                 let now = Instant::now();
                 if deadline.is_some_and(|d| now >= d) {
                     return;
                 }
-                now
+                (now, now)
             }
         };
-        let now = tokio::time::Instant::now();
+        let now = tokio::time::Instant::from_std(now);
         if watchdog.deadline() < now + (REQUEST_TIMEOUT - TIMEOUT_SLACK) {
             watchdog.as_mut().reset(now + REQUEST_TIMEOUT);
         }
