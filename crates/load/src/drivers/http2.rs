@@ -58,9 +58,10 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin + 'static>(io: S) -> Result
         .await
         .map_err(|e| LoadError::Protocol(format!("h2 handshake: {e}")))?;
     // The connection task drives frames for all channels; it ends when they are all dropped.
-    tokio::task::spawn_local(async move {
+    // Unconstrained like the worker loop (see `worker::thread_main`).
+    tokio::task::spawn_local(tokio::task::unconstrained(async move {
         let _ = connection.await;
-    });
+    }));
     Ok(send)
 }
 
