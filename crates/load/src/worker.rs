@@ -124,41 +124,38 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
     // Unconstrained: this thread runs nothing but the load, so tokio's per-task budget (which
     // makes busy tasks yield to others) only costs a thread-local lookup per I/O poll (~1.5 %).
     // Every loop still waits on its socket each exchange, and stop conditions read the clock.
-    local.block_on(
-        &rt,
-        tokio::task::unconstrained(async move {
-            let job = shared.job;
-            let driver = (job.new_driver)();
-            let counters = Rc::new(Counters::default());
-            let request = Rc::new(job.request.clone());
-            let mut channels: Vec<Box<dyn Channel>> = Vec::new();
-            let mut failure = None;
-            for _ in 0..connections {
-                match driver.connect(&job.target, &request, job.plan.streams, &counters).await {
-                    Ok(mut c) => channels.append(&mut c),
-                    Err(e) => {
-                        failure = Some(e);
-                        break;
-                    }
+    let load = async move {
+        let job = shared.job;
+        let driver = (job.new_driver)();
+        let counters = Rc::new(Counters::default());
+        let request = Rc::new(job.request.clone());
+        let mut channels: Vec<Box<dyn Channel>> = Vec::new();
+        let mut failure = None;
+        for _ in 0..connections {
+            match driver.connect(&job.target, &request, job.plan.streams, &counters).await {
+                Ok(mut c) => channels.append(&mut c),
+                Err(e) => {
+                    failure = Some(e);
+                    break;
                 }
             }
-            // Every thread reaches the barrier, failed or not, so none waits forever.
-            shared.barrier.wait();
-            let start = *shared.start.get_or_init(Instant::now);
-            if let Some(e) = failure {
-                return Err(e);
-            }
-            let histogram = Rc::new(RefCell::new(new_histogram()));
-            let tally = Rc::new(RefCell::new(Tally::default()));
-            // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
-            let loops =
-                channels.into_iter().map(|ch| channel_loop(ch, shared, start, histogram.clone(), tally.clone()));
-            futures_util::future::join_all(loops).await;
-            let histogram = Rc::try_unwrap(histogram).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
-            let tally = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
-            Ok(ThreadResult { histogram, tally, sent: counters.sent.get(), received: counters.received.get() })
-        }),
-    )
+        }
+        // Every thread reaches the barrier, failed or not, so none waits forever.
+        shared.barrier.wait();
+        let start = *shared.start.get_or_init(Instant::now);
+        if let Some(e) = failure {
+            return Err(e);
+        }
+        let histogram = Rc::new(RefCell::new(new_histogram()));
+        let tally = Rc::new(RefCell::new(Tally::default()));
+        // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
+        let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histogram.clone(), tally.clone()));
+        futures_util::future::join_all(loops).await;
+        let histogram = Rc::try_unwrap(histogram).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
+        let tally = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
+        Ok(ThreadResult { histogram, tally, sent: counters.sent.get(), received: counters.received.get() })
+    };
+    local.block_on(&rt, tokio::task::unconstrained(load))
 }
 
 async fn channel_loop(
