@@ -71,6 +71,8 @@ pub struct Results {
     pub dir: PathBuf,
     pub run: RunInfo,
     pub measurements: Vec<Measurement>,
+    /// The number of a cut-off last line of `measurements.jsonl` that was left out, if any.
+    pub torn_last_line: Option<usize>,
 }
 
 impl Results {
@@ -84,13 +86,14 @@ impl Results {
         let file = File::open(&path).map_err(io(&path))?;
         let lines: Vec<String> = BufReader::new(file).lines().collect::<Result<_, _>>().map_err(io(&path))?;
         let mut measurements = Vec::new();
+        let mut torn_last_line = None;
         for (i, line) in lines.iter().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
             match serde_json::from_str(line) {
                 Ok(m) => measurements.push(m),
-                Err(_) if i + 1 == lines.len() => break,
+                Err(_) if i + 1 == lines.len() => torn_last_line = Some(i + 1),
                 Err(e) => {
                     return Err(ResultsError::BadLine {
                         path: path.display().to_string(),
@@ -100,7 +103,7 @@ impl Results {
                 }
             }
         }
-        Ok(Results { dir: dir.to_path_buf(), run, measurements })
+        Ok(Results { dir: dir.to_path_buf(), run, measurements, torn_last_line })
     }
 
     /// One summary per scenario, in the order scenarios first appear.

@@ -188,16 +188,10 @@ fn headline(h: &mut String, report: &Report) {
     h.push_str("</section>\n");
 }
 
-/// Callouts about the run as a whole: it did not finish, or its suite could not be read.
+/// Callouts about the run as a whole (`Report::warnings`).
 fn run_warnings(h: &mut String, report: &Report) {
-    if report.run.finished_at.is_none() {
-        h.push_str(
-            "<div class=\"callout warn\"><strong>The run did not finish.</strong> \
-             Scenarios after the interruption are missing.</div>\n",
-        );
-    }
-    if let Err(why) = &report.suite {
-        put!(h, "<div class=\"callout warn\">{}</div>\n", Esc(why));
+    for w in report.warnings() {
+        put!(h, "<div class=\"callout warn\"><strong>{}</strong> {}</div>\n", Esc(w.title), Esc(&w.detail));
     }
 }
 

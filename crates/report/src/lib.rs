@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use wirebench_core::results::ResultsError;
 
 pub use compare::compare;
+pub use model::RunWarning;
 
 /// File names `render` writes inside the results directory.
 pub const HTML_FILE: &str = "report.html";
@@ -42,6 +43,10 @@ pub struct Rendered {
     pub csv: Vec<PathBuf>,
     /// `charts/<name>.svg` of every chart that had data.
     pub charts: Vec<PathBuf>,
+    /// Scenarios (load rows and format rows) with a failed repeat.
+    pub failed: usize,
+    /// What the report says about the run as a whole, for the command line to repeat.
+    pub warnings: Vec<RunWarning>,
 }
 
 /// Why a report could not be made; `Display` is one line naming the file.
@@ -88,7 +93,14 @@ pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
             remove_stale(&path)?;
         }
     }
-    Ok(Rendered { html, markdown, csv, charts: chart_files })
+    Ok(Rendered {
+        html,
+        markdown,
+        csv,
+        charts: chart_files,
+        failed: report.failed_scenarios(),
+        warnings: report.warnings(),
+    })
 }
 
 fn remove_stale(path: &Path) -> Result<(), ReportError> {
@@ -274,6 +286,21 @@ mod tests {
         for e in [missing, bad] {
             assert!(!e.contains('\n'), "{e}");
         }
+    }
+
+    #[test]
+    fn a_cut_off_last_line_is_left_out_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let whole = render(dir.path()).unwrap();
+        assert!(!read(&whole.html).contains("was cut off"));
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        write!(f, "{{\"schema_version\": 1, \"scen").unwrap(); // what SIGKILL mid-write leaves
+        let r = render(dir.path()).unwrap();
+        let warning = "A measurement was cut off.</strong> Line 11 of measurements.jsonl was being written";
+        assert!(read(&r.html).contains(warning), "{}", read(&r.html));
+        assert!(read(&r.markdown).contains("> **A measurement was cut off.** Line 11 of measurements.jsonl"));
+        assert_eq!(read(&r.html).matches("<tr").count(), read(&whole.html).matches("<tr").count());
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub fn summary(report: &Report) -> String {
         out.push_str("## Headline\n\n");
         headline(&mut out, report);
     } else {
-        suite_warning(&mut out, report);
+        run_warnings(&mut out, report);
     }
     if load || !report.claims.is_empty() {
         claims(&mut out, report);
@@ -89,15 +89,16 @@ pub fn summary(report: &Report) -> String {
     out
 }
 
-fn suite_warning(out: &mut String, report: &Report) {
-    if let Err(why) = &report.suite {
-        put!(out, "> **Warning:** {}\n\n", md(why));
+/// The run's warnings (`Report::warnings`) as quotes.
+fn run_warnings(out: &mut String, report: &Report) {
+    for w in report.warnings() {
+        put!(out, "> **{}** {}\n\n", md(w.title), md(&w.detail));
     }
 }
 
 fn headline(out: &mut String, report: &Report) {
     let run = &report.run;
-    suite_warning(out, report);
+    run_warnings(out, report);
     for g in &report.headline {
         let row = &report.rows[g.fastest];
         let rps = row.rps().expect("headline rows have req/s");

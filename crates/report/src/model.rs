@@ -27,6 +27,15 @@ pub struct Report {
     pub claims: Vec<Judged>,
     /// The fastest closed-model scenario per payload group.
     pub headline: Vec<Group>,
+    /// The number of a cut-off last line of `measurements.jsonl` that was left out, if any.
+    pub torn_last_line: Option<usize>,
+}
+
+/// Something the reader must know about the run as a whole, before any number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunWarning {
+    pub title: &'static str,
+    pub detail: String,
 }
 
 /// The parts of the report that a run may or may not have rows for.
@@ -152,7 +161,31 @@ impl Report {
         let (harness, load): (Vec<_>, Vec<_>) = summaries.into_iter().partition(|s| s.format.is_some());
         let rows: Vec<Row> = load.into_iter().map(Row::of).collect();
         let headline = headline(&rows);
-        Report { run: results.run, suite, rows, formats: Formats::of(harness), claims, headline }
+        let torn_last_line = results.torn_last_line;
+        Report { run: results.run, suite, rows, formats: Formats::of(harness), claims, headline, torn_last_line }
+    }
+
+    /// The run did not finish, a measurement line was cut off, or the suite could not be read.
+    pub fn warnings(&self) -> Vec<RunWarning> {
+        let mut out = Vec::new();
+        if self.run.finished_at.is_none() {
+            out.push(RunWarning {
+                title: "The run did not finish.",
+                detail: "Scenarios after the interruption are missing.".into(),
+            });
+        }
+        if let Some(line) = self.torn_last_line {
+            out.push(RunWarning {
+                title: "A measurement was cut off.",
+                detail: format!(
+                    "Line {line} of measurements.jsonl was being written when the runner stopped; it is left out."
+                ),
+            });
+        }
+        if let Err(why) = &self.suite {
+            out.push(RunWarning { title: "Claims not judged.", detail: why.clone() });
+        }
+        out
     }
 
     /// Whether `section` is shown. The load sections are left out only when harness rows are all
@@ -162,6 +195,12 @@ impl Report {
             Section::Load => !self.rows.is_empty() || self.formats.is_empty(),
             Section::Formats => !self.formats.is_empty(),
         }
+    }
+
+    /// Load rows and format rows with a failed repeat.
+    pub fn failed_scenarios(&self) -> usize {
+        let formats = self.formats.datasets.iter().flat_map(|d| &d.rows).filter(|r| r.failed()).count();
+        self.failed().count() + formats
     }
 
     /// Rows with a failed repeat.

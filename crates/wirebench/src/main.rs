@@ -43,7 +43,12 @@ fn main() {
         }
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
         cli::Command::Report { dir } => wirebench_report::render(&dir)
-            .map(|r| println!("{}", r.html.display()))
+            .map(|r| {
+                for w in &r.warnings {
+                    eprintln!("wirebench: {} {}", w.title, w.detail);
+                }
+                println!("{}", r.html.display());
+            })
             .map_err(anyhow::Error::from)
             .map(|()| EXIT_OK),
         cli::Command::Compare { a, b } => {

@@ -7,7 +7,6 @@ use anyhow::{bail, Context};
 
 use crate::cli::RunArgs;
 use crate::progress::Bar;
-use wirebench_core::results::Results;
 use wirebench_core::runner::{self, RunOptions};
 use wirebench_core::suite::{self, Suite};
 use wirebench_core::supervisor::Supervisor;
@@ -76,12 +75,11 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     let progress = Bar::new();
     let dir = runner::run(&suite, &opts, &supervisor, &LoadEngine { threads }, &progress)?;
     let rendered = wirebench_report::render(&dir)?;
-    let failed = Results::read(&dir)?.summaries().iter().filter(|s| s.error.is_some()).count();
-    if failed > 0 {
-        eprintln!("{failed} scenario(s) failed: see the report");
+    if rendered.failed > 0 {
+        eprintln!("{} scenario(s) failed: see the report", rendered.failed);
     }
     println!("{}", rendered.html.display());
-    Ok(failed)
+    Ok(rendered.failed)
 }
 
 /// The directory holding `suites/`: commands and working directories are relative to it.

@@ -140,6 +140,11 @@ fn sigkill_of_the_runner_keeps_finished_lines_and_leaves_no_subject() {
     let rows = lines(&jsonl().unwrap());
     assert!(rows.len() >= finished, "every finished line survives and parses");
     assert!(rows.iter().all(|r| r["status"] == "ok"));
+    // The killed run still renders, and says it is incomplete.
+    let results = jsonl().unwrap().parent().unwrap().to_path_buf();
+    let report = Command::new(WIREBENCH).arg("report").arg(&results).output().unwrap();
+    assert!(report.status.success(), "{}", String::from_utf8_lossy(&report.stderr));
+    assert!(String::from_utf8_lossy(&report.stderr).contains("wirebench: The run did not finish."));
 }
 
 /// Processes (not zombies) whose environment carries `tag`.
