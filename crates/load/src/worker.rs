@@ -171,12 +171,14 @@ async fn channel_loop(
         Stop::Requests(_) => None,
     };
     let mut watchdog = Box::pin(tokio::time::sleep(REQUEST_TIMEOUT));
+    // One clock read per request in the closed model: the previous answer's arrival is the next
+    // send time (and "now" for the stop condition and the watchdog).
+    let mut last = Instant::now();
     loop {
         let ticket = shared.issued.fetch_add(1, Ordering::Relaxed);
         if matches!(job.plan.stop, Stop::Requests(n) if ticket >= n) {
             return;
         }
-        // One clock read per request in the closed model: the send time is also "now".
         let (sent_at, now) = match job.plan.rate {
             Some(rate) => {
                 let intended = start + Duration::from_secs_f64(ticket as f64 / rate);
@@ -187,11 +189,10 @@ async fn channel_loop(
                 (intended, Instant::now())
             }
             None => {
-                let now = Instant::now();
-                if deadline.is_some_and(|d| now >= d) {
+                if deadline.is_some_and(|d| last >= d) {
                     return;
                 }
-                (now, now)
+                (last, last)
             }
         };
         let now = tokio::time::Instant::from_std(now);
@@ -204,6 +205,7 @@ async fn channel_loop(
             () = &mut watchdog => Err(()),
         };
         let done = Instant::now();
+        last = done;
         let mut t = tally.borrow_mut();
         t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
         let wrong = match outcome {
