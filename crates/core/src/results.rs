@@ -194,10 +194,11 @@ impl ScenarioSummary {
         let mut metrics = BTreeMap::new();
         let mut by_repeat = BTreeMap::new();
         for &name in SUMMARY_METRICS {
-            let values: Vec<f64> = ok.iter().filter_map(|m| metric(m, name)).collect();
+            let per_repeat: Vec<(u32, f64)> = ok.iter().filter_map(|m| Some((m.repeat, metric(m, name)?))).collect();
+            let values: Vec<f64> = per_repeat.iter().map(|&(_, v)| v).collect();
             if let Some(s) = Summary::of(&values) {
                 metrics.insert(name, s);
-                by_repeat.insert(name, ok.iter().filter_map(|m| Some((m.repeat, metric(m, name)?))).collect());
+                by_repeat.insert(name, per_repeat.into_iter().collect());
             }
         }
         let mut by_p99: Vec<&&Measurement> = ok.iter().filter(|m| m.metrics.latency_us.is_some()).collect();

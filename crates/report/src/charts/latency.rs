@@ -3,7 +3,7 @@
 
 use plotters::prelude::*;
 
-use super::{axis_desc, frame, grid, header, header_height, ink, line_style, mesh_label};
+use super::{frame, header, header_height, house_style, line_style};
 use super::{Dash, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
 use crate::model::Report;
@@ -75,12 +75,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
             Ticked::new(0.0..x_max, (0..=x_max as usize).map(|k| k as f64).collect()),
             Ticked::from(y),
         )?;
-        chart
-            .configure_mesh()
-            .bold_line_style(grid())
-            .axis_style(ink())
-            .label_style(mesh_label())
-            .axis_desc_style(axis_desc())
+        house_style(&mut chart.configure_mesh())
             .x_label_formatter(&|v| nines_label(*v))
             .y_label_formatter(&|v| tick_label(y.value(*v)))
             .x_desc("percentile (nines scale: 90, 99, 99.9, …)")

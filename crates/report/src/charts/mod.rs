@@ -13,6 +13,8 @@ mod rps;
 
 use std::ops::Range;
 
+use plotters::chart::MeshStyle;
+use plotters::coord::ranged1d::ValueFormatter;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -401,7 +403,6 @@ pub fn grid() -> ShapeStyle {
     GRID.stroke_width(1)
 }
 
-/// Axes and whiskers.
 /// A chart frame on `body` with the margins and x-axis band every single-panel chart uses.
 pub fn frame<'a, 'b>(body: &'a Area<'b>, y_label_width: u32) -> ChartBuilder<'a, 'b, SVGBackend<'b>> {
     let mut builder = ChartBuilder::on(body);
@@ -420,6 +421,19 @@ pub fn whisker(lo: f64, hi: f64, at: f64, cap: f64, horizontal: bool) -> [PathEl
     ]
 }
 
+/// Every chart's grid, axes and label styles; the caller adds formatters and descriptions.
+pub fn house_style<'m, 'a, 'b, X, Y, XT, YT, DB>(
+    mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged<ValueType = XT> + ValueFormatter<XT>,
+    Y: Ranged<ValueType = YT> + ValueFormatter<YT>,
+    DB: DrawingBackend,
+{
+    mesh.bold_line_style(grid()).axis_style(ink()).label_style(mesh_label()).axis_desc_style(axis_desc())
+}
+
+/// Axes and whiskers.
 pub fn ink() -> ShapeStyle {
     INK.stroke_width(1)
 }

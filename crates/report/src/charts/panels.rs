@@ -5,7 +5,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, grid, header, header_height, ink, label_width, mesh_label, text, whisker};
+use super::{header, header_height, house_style, label_width, text, whisker};
 use super::{DrawResult, Key, Scale, Ticked, PAD, WIDTH};
 use crate::format;
 use crate::formats::Dataset;
@@ -109,13 +109,8 @@ fn draw_panel(area: &super::Area<'_>, p: &Panel, label_w: u32, axis: &Axis) -> D
         .x_label_area_size(X_AXIS)
         .y_label_area_size(label_w)
         .build_cartesian_2d(Ticked::from(scale), Ticked::new(0.0..total, ticks.iter().map(|t| t.0).collect()))?;
-    chart
-        .configure_mesh()
+    house_style(&mut chart.configure_mesh())
         .disable_y_mesh()
-        .bold_line_style(grid())
-        .axis_style(ink())
-        .label_style(mesh_label())
-        .axis_desc_style(axis_desc())
         .x_label_formatter(&|v| (axis.tick)(scale.value(*v)))
         .y_label_formatter(&|v| {
             ticks.iter().find(|t| (t.0 - v).abs() < 1e-6).map_or(String::new(), |t| t.1.to_string())

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, color, compact, frame, grid, header, header_height, ink, mesh_label, text, whisker};
+use super::{color, compact, frame, header, header_height, house_style, text, whisker};
 use super::{DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::model::{Report, Row};
 
@@ -74,13 +74,8 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
             Ticked::new(0.0..n as f64, (0..n).map(|k| k as f64 + 0.5).collect()),
             Ticked::from(y),
         )?;
-        chart
-            .configure_mesh()
+        house_style(&mut chart.configure_mesh())
             .disable_x_mesh()
-            .bold_line_style(grid())
-            .axis_style(ink())
-            .label_style(mesh_label())
-            .axis_desc_style(axis_desc())
             .x_label_formatter(&|v| categories.get(v.floor() as usize).cloned().unwrap_or_default())
             .y_label_formatter(&|v| compact(y.value(*v)))
             .x_desc("transport")

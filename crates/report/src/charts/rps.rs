@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{axis_desc, color, frame, grid, header, header_height, ink, label_width, mesh_label, text, whisker};
+use super::{color, frame, header, header_height, house_style, label_width, text, whisker};
 use super::{compact, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
 use crate::model::{Report, Row};
@@ -55,13 +55,8 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
         let body = header(&root, title, &legend)?;
         let mut chart = frame(&body, label_width(ids.iter().copied()))
             .build_cartesian_2d(Ticked::from(scale), Ticked::new(0.0..n as f64, (0..n).map(centre).collect()))?;
-        chart
-            .configure_mesh()
+        house_style(&mut chart.configure_mesh())
             .disable_y_mesh()
-            .bold_line_style(grid())
-            .axis_style(ink())
-            .label_style(mesh_label())
-            .axis_desc_style(axis_desc())
             .x_label_formatter(&|v| compact(scale.value(*v)))
             .y_label_formatter(&|v| {
                 let i = n.saturating_sub(v.ceil() as usize);
