@@ -115,7 +115,7 @@ fn header(h: &mut String, report: &Report) {
     }
     h.push_str("</dl>\n");
     if !run.versions.is_empty() {
-        h.push_str("<details class=\"versions\" open><summary>Versions</summary>\n<table id=\"versions\"><tbody>\n");
+        h.push_str("<details class=\"versions\"><summary>Versions</summary>\n<table id=\"versions\"><tbody>\n");
         for (k, v) in &run.versions {
             put!(h, "<tr><th scope=\"row\">{}</th><td><code>{}</code></td></tr>\n", Esc(k), Esc(v));
         }

@@ -162,6 +162,9 @@ mod tests {
     fn html_tables_show_scenarios_numbers_flags_and_failures() {
         let (_dir, r) = rendered();
         let html = read(&r.html);
+        // Versions are one click away, so the headline is the first thing on screen.
+        let versions = element(&html, "<details class=\"versions\">", "</details>");
+        assert!(versions.contains("<th scope=\"row\">rustc</th><td><code>1.95.0</code>"), "{versions}");
         let table = element(&html, "<table id=\"scenarios\">", "</table>");
         for id in ["h2c-1kb", "h2c-1mb", "h1-1kb", "broken"] {
             assert!(table.contains(&format!("<code>{id}</code>")), "{id}");
@@ -301,6 +304,27 @@ mod tests {
         assert!(read(&r.html).contains(warning), "{}", read(&r.html));
         assert!(read(&r.markdown).contains("> **A measurement was cut off.** Line 11 of measurements.jsonl"));
         assert_eq!(read(&r.html).matches("<tr").count(), read(&whole.html).matches("<tr").count());
+    }
+
+    #[test]
+    fn latency_chart_has_one_panel_per_payload_only_when_there_are_several() {
+        let (dir, r) = rendered();
+        let svg = read(&dir.path().join(CHARTS_DIR).join("latency.svg"));
+        for panel in ["payload 1KB", "payload 1MB"] {
+            assert_eq!(svg.matches(&format!("\n{panel}\n</text>")).count(), 1, "{panel}");
+        }
+        // h1-1kb and h2c-1kb share a panel; h2c-1mb has one to itself (the broken row has no curve).
+        let panel_1kb = &svg[svg.find("\npayload 1KB\n").unwrap()..svg.find("\npayload 1MB\n").unwrap()];
+        assert!(
+            panel_1kb.contains("\nh2c-1kb\n") && panel_1kb.contains("\nh1-1kb\n") && !panel_1kb.contains("\nh2c-1mb\n")
+        );
+        assert!(read(&r.html).contains("One panel per payload"));
+
+        let one = tempfile::tempdir().unwrap();
+        fixture::write(one.path(), &[fixture::Spec::new("a", "http1", "", &[1000.0, 1100.0])], "");
+        render(one.path()).unwrap();
+        let svg = read(&one.path().join(CHARTS_DIR).join("latency.svg"));
+        assert!(!svg.contains("\npayload") && svg.contains("\nLatency percentiles\n</text>"));
     }
 
     #[test]

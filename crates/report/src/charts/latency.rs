@@ -1,12 +1,12 @@
-//! Chart: latency percentile curves, one line per scenario, on a "nines" x axis (0, 90, 99,
-//! 99.9, 99.99: each step is ten times rarer) and a log latency axis.
+//! Chart: latency percentile curves, one line per scenario and one panel per payload group, on a
+//! "nines" x axis (0, 90, 99, 99.9, 99.99: each step is ten times rarer) and a log latency axis.
 
 use plotters::prelude::*;
 
 use super::{frame, header, header_height, house_style, line_style};
 use super::{Dash, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
-use crate::model::Report;
+use crate::model::{Report, Row};
 
 /// The axis always reaches 99.99; it goes further (up to 99.9999) when curves do.
 const MIN_NINES: f64 = 4.0;
@@ -37,68 +37,110 @@ fn tick_label(us: f64) -> String {
     }
 }
 
-/// Skipped when no scenario has a latency curve of at least two points below p100.
+/// Height of one panel's plot, below its title and legend.
+const PANEL_PLOT: u32 = 240;
+
+/// The scenarios of one payload group: their curves and the legend naming them.
+struct Panel<'a> {
+    subtitle: String,
+    curves: Vec<&'a Vec<(f64, f64)>>,
+    legend: Vec<(String, Key)>,
+}
+
+/// One panel per payload group (as the req/s chart colours them), so each panel compares the
+/// transports on one payload; all panels share both axes. Skipped when no scenario has a latency
+/// curve of at least two points below p100.
 pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
-    let curves: Vec<(&str, Vec<(f64, f64)>)> = report
+    let curves: Vec<(&Row, Vec<(f64, f64)>)> = report
         .rows
         .iter()
         .map(|r| {
             let points: Vec<(f64, f64)> =
                 r.summary.latency_curve.iter().filter_map(|&(p, us)| Some((nines(p)?, us as f64))).collect();
-            (r.id(), points)
+            (r, points)
         })
         .filter(|(_, points)| points.len() >= 2)
         .collect();
     if curves.is_empty() {
         return Ok(Drawn::Skipped("no scenario recorded a latency curve".into()));
     }
-    let legend: Vec<(String, Key)> = curves
+    let mut groups: Vec<Option<&str>> = Vec::new();
+    for (r, _) in &curves {
+        if !groups.contains(&r.payload()) {
+            groups.push(r.payload());
+        }
+    }
+    // Line styles restart per panel, so a transport keeps its colour across panels when every
+    // group lists the transports in the same order.
+    let panels: Vec<Panel> = groups
         .iter()
-        .enumerate()
-        .map(|(i, (id, _))| {
-            let (c, dash) = line_style(i);
-            (id.to_string(), Key::Line(c, dash))
+        .map(|&g| {
+            let members: Vec<&(&Row, Vec<(f64, f64)>)> = curves.iter().filter(|(r, _)| r.payload() == g).collect();
+            let legend = members
+                .iter()
+                .enumerate()
+                .map(|(i, (r, _))| {
+                    let (c, dash) = line_style(i);
+                    (r.id().to_string(), Key::Line(c, dash))
+                })
+                .collect();
+            let subtitle = g.map_or("no payload label".to_string(), |p| format!("payload {p}"));
+            Panel { subtitle, curves: members.iter().map(|(_, points)| points).collect(), legend }
         })
         .collect();
     let all_us: Vec<f64> = curves.iter().flat_map(|(_, p)| p.iter().map(|&(_, us)| us.max(1.0))).collect();
     let y = Scale::log(&all_us, 0.05);
     let x_max =
         curves.iter().flat_map(|(_, p)| p.iter().map(|&(x, _)| x)).fold(MIN_NINES, f64::max).ceil().min(MAX_NINES);
-    let height = header_height(&legend) + 420;
+    let single = panels.len() == 1;
+    let panel_height = |legend: &[(String, Key)]| header_height(legend) + PANEL_PLOT + 84;
+    let height = if single {
+        panel_height(&panels[0].legend)
+    } else {
+        header_height(&[]) + panels.iter().map(|p| panel_height(&p.legend)).sum::<u32>()
+    };
 
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE)?;
-        let body = header(&root, title, &legend)?;
-        let mut chart = frame(&body, 84).build_cartesian_2d(
-            Ticked::new(0.0..x_max, (0..=x_max as usize).map(|k| k as f64).collect()),
-            Ticked::from(y),
-        )?;
-        house_style(&mut chart.configure_mesh())
-            .x_label_formatter(&|v| nines_label(*v))
-            .y_label_formatter(&|v| tick_label(y.value(*v)))
-            .x_desc("percentile (nines scale: 90, 99, 99.9, …)")
-            .y_desc("latency (log scale)")
-            .draw()?;
-        for (i, (_, points)) in curves.iter().enumerate() {
-            let (c, dash) = line_style(i);
-            let style = c.stroke_width(2);
-            let at: Vec<(f64, f64)> = points.iter().map(|&(x, us)| (x, y.at(us.max(1.0)))).collect();
-            match dash {
-                Dash::Solid => {
-                    chart.draw_series(LineSeries::new(at, style))?;
-                }
-                Dash::Dashed => {
-                    chart.draw_series(DashedLineSeries::new(at, 6, 4, style))?;
+        let mut rest = if single { root.clone() } else { header(&root, title, &[])? };
+        for p in &panels {
+            let (area, below) = rest.split_vertically(panel_height(&p.legend));
+            rest = below;
+            let body = header(&area, if single { title } else { &p.subtitle }, &p.legend)?;
+            let mut chart = frame(&body, 84).build_cartesian_2d(
+                Ticked::new(0.0..x_max, (0..=x_max as usize).map(|k| k as f64).collect()),
+                Ticked::from(y),
+            )?;
+            house_style(&mut chart.configure_mesh())
+                .x_label_formatter(&|v| nines_label(*v))
+                .y_label_formatter(&|v| tick_label(y.value(*v)))
+                .x_desc("percentile (nines scale: 90, 99, 99.9, …)")
+                .y_desc("latency (log scale)")
+                .draw()?;
+            for (i, points) in p.curves.iter().enumerate() {
+                let (c, dash) = line_style(i);
+                let style = c.stroke_width(2);
+                let at: Vec<(f64, f64)> = points.iter().map(|&(x, us)| (x, y.at(us.max(1.0)))).collect();
+                match dash {
+                    Dash::Solid => {
+                        chart.draw_series(LineSeries::new(at, style))?;
+                    }
+                    Dash::Dashed => {
+                        chart.draw_series(DashedLineSeries::new(at, 6, 4, style))?;
+                    }
                 }
             }
         }
         root.present()?;
     }
     let left_out: Vec<&str> =
-        report.rows.iter().map(|r| r.id()).filter(|id| !curves.iter().any(|(c, _)| c == id)).collect();
+        report.rows.iter().map(|r| r.id()).filter(|id| !curves.iter().any(|(r, _)| r.id() == *id)).collect();
     let mut note = String::from("Each line is the repeat with the median p99.");
+    if !single {
+        note += " One panel per payload; all panels share both axes.";
+    }
     if !left_out.is_empty() {
         note += &format!(" Not shown (no latency curve): {}.", left_out.join(", "));
     }
