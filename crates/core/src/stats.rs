@@ -35,7 +35,10 @@ impl Summary {
         let sd = var.sqrt();
         let half = t95(n - 1) * sd / (n as f64).sqrt();
         let cv = if mean != 0.0 { Some(sd / mean.abs()) } else { None };
-        Some(Summary { n, median, mean, ci: Some((mean - half, mean + half)), cv })
+        // Times, rates and sizes cannot be negative, nor can their mean: the interval stops at 0
+        // (cutting it at a bound the true value cannot cross keeps its 95 % coverage).
+        let lo = if sorted[0] >= 0.0 { (mean - half).max(0.0) } else { mean - half };
+        Some(Summary { n, median, mean, ci: Some((lo, mean + half)), cv })
     }
 
     pub fn noisy(&self) -> bool {
@@ -80,6 +83,17 @@ mod tests {
         assert!(!s.noisy());
         assert_eq!(Summary::of(&[1.0, 2.0, 3.0, 10.0]).unwrap().median, 2.5);
         assert!(Summary::of(&[]).is_none());
+    }
+
+    #[test]
+    fn intervals_of_non_negative_values_stop_at_zero() {
+        // mean 0.4, sd 0.52: the t interval's lower end would be 0.4 - 1.29 < 0.
+        let s = Summary::of(&[0.1, 0.1, 1.0]).unwrap();
+        let (lo, hi) = s.ci.unwrap();
+        assert_eq!(lo, 0.0);
+        assert!((hi - 1.69).abs() < 0.01, "{hi}");
+        // Values that can be negative keep the plain interval.
+        assert!(Summary::of(&[-0.1, 0.1, 1.0]).unwrap().ci.unwrap().0 < 0.0);
     }
 
     #[test]
