@@ -2,9 +2,11 @@
 //! conservative 95 % interval and a verdict that only says "faster" or "slower" when the
 //! interval excludes 1.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use wirebench_core::results::{Results, ScenarioSummary};
+use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::Summary;
 
 use crate::format::{self, NONE};
@@ -41,7 +43,12 @@ pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
             verdict(rps_a, rps_b, ratio).to_string(),
         ]);
     }
-    let mut out = format!("A: {}\nB: {}\n\n", describe(a, &ra), describe(b, &rb));
+    let mut out = format!("A: {}\nB: {}\n", describe(a, &ra), describe(b, &rb));
+    let differs = differences(&ra.run, &rb.run);
+    if !differs.is_empty() {
+        out += &format!("The runs also differ in: {}. A ratio may come from these.\n", differs.join("; "));
+    }
+    out.push('\n');
     if rows.len() == 1 {
         out.push_str("No scenario ran in both.\n");
     } else {
@@ -94,6 +101,29 @@ fn verdict(a: Option<&Summary>, b: Option<&Summary>, ratio: Option<Ratio>) -> &'
         Some(_) => "same within noise",
         None => "n/a",
     }
+}
+
+/// What else than the scenarios changed between the runs: build, machine, pinning, profile,
+/// library versions. Each is a possible cause of a ratio.
+fn differences(a: &RunInfo, b: &RunInfo) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut differ = |what: &str, x: String, y: String| {
+        if x != y {
+            out.push(format!("{what} {x} → {y}"));
+        }
+    };
+    let git = |r: &RunInfo| r.git_revision.clone().unwrap_or_else(|| "unknown".into());
+    differ("git", git(a), git(b));
+    let machine = |r: &RunInfo| format!("{} ({} cores, {})", r.machine.cpu_model, r.machine.cores, r.machine.kernel);
+    differ("machine", machine(a), machine(b));
+    differ("pinning", format::pinning(&a.cpus), format::pinning(&b.cpus));
+    differ("profile", a.profile.clone(), b.profile.clone());
+    let keys: BTreeSet<&String> = a.versions.keys().chain(b.versions.keys()).collect();
+    for key in keys {
+        let version = |r: &RunInfo| r.versions.get(key).cloned().unwrap_or_else(|| NONE.to_string());
+        differ(key, version(a), version(b));
+    }
+    out
 }
 
 fn describe(dir: &Path, r: &Results) -> String {
@@ -160,6 +190,32 @@ mod tests {
 
         let back = compare(b.path(), a.path()).unwrap();
         assert!(line(&back, "h2c-1kb").trim_end().ends_with("slower"), "{back}");
+    }
+
+    #[test]
+    fn what_else_differs_between_the_runs_is_said() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fixture::standard(a.path());
+        fixture::standard(b.path());
+        assert!(!compare(a.path(), b.path()).unwrap().contains("differ in"));
+        let run_file = b.path().join("run.json");
+        let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run_file).unwrap()).unwrap();
+        run["git_revision"] = "0123abc".into();
+        run["versions"]["hyper"] = "1.8.0".into();
+        run["versions"]["h2"] = "0.4.20".into();
+        run["cpus"]["subject"] = serde_json::json!([]);
+        std::fs::write(&run_file, run.to_string()).unwrap();
+        let text = compare(a.path(), b.path()).unwrap();
+        let note = text.lines().nth(2).unwrap();
+        assert!(note.starts_with("The runs also differ in: git "), "{text}");
+        for part in [
+            "→ 0123abc",
+            "pinning subject 0 · load 1 → subject not pinned · load 1",
+            "h2 — → 0.4.20",
+            "hyper 1.7.0 → 1.8.0",
+        ] {
+            assert!(note.contains(part), "{part} in {note}");
+        }
     }
 
     #[test]

@@ -170,6 +170,11 @@ pub fn claim_reason(j: &Judged) -> &str {
     })
 }
 
+/// Where the subject and the load ran: `subject 0 · load 1`.
+pub fn pinning(cpus: &wirebench_core::schema::CpuSets) -> String {
+    format!("subject {} · load {}", cpu_list(&cpus.subject), cpu_list(&cpus.load))
+}
+
 /// CPU numbers as compact ranges: `[0, 1, 2, 3, 6]` → `0-3,6`; empty → `not pinned`.
 pub fn cpu_list(cpus: &[usize]) -> String {
     if cpus.is_empty() {

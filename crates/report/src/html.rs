@@ -90,8 +90,7 @@ fn header(h: &mut String, report: &Report) {
         put!(h, "<p class=\"lede\">{}</p>\n", Esc(d));
     }
     let finished = run.finished_at.as_deref().unwrap_or("did not finish");
-    let pinning =
-        format!("subject {} · load {}", format::cpu_list(&run.cpus.subject), format::cpu_list(&run.cpus.load));
+    let pinning = format::pinning(&run.cpus);
     let facts: Vec<(&str, String)> = vec![
         ("Suite file", run.suite_file.clone()),
         ("Profile", run.profile.clone()),
