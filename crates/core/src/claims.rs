@@ -191,6 +191,15 @@ mod tests {
     }
 
     #[test]
+    fn a_paired_interval_may_reach_below_one_when_every_ratio_is_above() {
+        // Ratios 1.01, 1.01, 1.65: all above 1, but too spread to rule out a mean below 1.
+        let num: BTreeMap<u32, f64> = [(1, 101.0), (2, 101.0), (3, 165.0)].into();
+        let den: BTreeMap<u32, f64> = [(1, 100.0), (2, 100.0), (3, 100.0)].into();
+        let (_, (lo, hi)) = paired_ratio(&num, &den).unwrap();
+        assert!(lo < 1.0 && hi > 1.65, "{lo} {hi}");
+    }
+
+    #[test]
     fn single_repeat_or_missing_scenario_is_inconclusive() {
         let s = vec![summary("a", &[1000.0]), summary("b", &[10.0])];
         let j = judge(&claim(Op::Greater, 10.0), &s);

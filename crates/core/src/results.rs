@@ -196,7 +196,7 @@ impl ScenarioSummary {
         for &name in SUMMARY_METRICS {
             let per_repeat: Vec<(u32, f64)> = ok.iter().filter_map(|m| Some((m.repeat, metric(m, name)?))).collect();
             let values: Vec<f64> = per_repeat.iter().map(|&(_, v)| v).collect();
-            if let Some(s) = Summary::of(&values) {
+            if let Some(s) = Summary::of_measured(&values) {
                 metrics.insert(name, s);
                 by_repeat.insert(name, per_repeat.into_iter().collect());
             }

@@ -19,6 +19,7 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Median, mean, 95 % t-interval and CV of any values (logarithms of ratios included).
     pub fn of(values: &[f64]) -> Option<Summary> {
         let n = values.len();
         if n == 0 {
@@ -35,10 +36,18 @@ impl Summary {
         let sd = var.sqrt();
         let half = t95(n - 1) * sd / (n as f64).sqrt();
         let cv = if mean != 0.0 { Some(sd / mean.abs()) } else { None };
-        // Times, rates and sizes cannot be negative, nor can their mean: the interval stops at 0
-        // (cutting it at a bound the true value cannot cross keeps its 95 % coverage).
-        let lo = if sorted[0] >= 0.0 { (mean - half).max(0.0) } else { mean - half };
-        Some(Summary { n, median, mean, ci: Some((lo, mean + half)), cv })
+        Some(Summary { n, median, mean, ci: Some((mean - half, mean + half)), cv })
+    }
+
+    /// `of` for a measured quantity (time, rate, size, CPU), which cannot be negative, nor can its
+    /// mean: the interval stops at 0 (cutting it at a bound the true value cannot cross keeps
+    /// its 95 % coverage) instead of showing a negative time.
+    pub fn of_measured(values: &[f64]) -> Option<Summary> {
+        let mut s = Summary::of(values)?;
+        if values.iter().all(|&v| v >= 0.0) {
+            s.ci = s.ci.map(|(lo, hi)| (lo.max(0.0), hi));
+        }
+        Some(s)
     }
 
     pub fn noisy(&self) -> bool {
@@ -86,14 +95,15 @@ mod tests {
     }
 
     #[test]
-    fn intervals_of_non_negative_values_stop_at_zero() {
+    fn intervals_of_measured_values_stop_at_zero() {
         // mean 0.4, sd 0.52: the t interval's lower end would be 0.4 - 1.29 < 0.
-        let s = Summary::of(&[0.1, 0.1, 1.0]).unwrap();
+        let s = Summary::of_measured(&[0.1, 0.1, 1.0]).unwrap();
         let (lo, hi) = s.ci.unwrap();
         assert_eq!(lo, 0.0);
         assert!((hi - 1.69).abs() < 0.01, "{hi}");
-        // Values that can be negative keep the plain interval.
-        assert!(Summary::of(&[-0.1, 0.1, 1.0]).unwrap().ci.unwrap().0 < 0.0);
+        // Values that may be negative (logarithms of ratios) keep the plain interval.
+        assert!(Summary::of(&[0.1, 0.1, 1.0]).unwrap().ci.unwrap().0 < 0.0);
+        assert!(Summary::of_measured(&[-0.1, 0.1, 1.0]).unwrap().ci.unwrap().0 < 0.0);
     }
 
     #[test]

@@ -76,11 +76,12 @@ fn p99(s: &ScenarioSummary) -> String {
 }
 
 /// `12,345 ± 678` (median ± half-width of the 95 % CI), or the median alone with one repeat.
+/// The half-width is measured above the mean: below, the interval may be cut at 0.
 fn rps(s: Option<&Summary>) -> String {
     match s {
         None => NONE.to_string(),
         Some(s) => match s.ci {
-            Some((lo, hi)) => format!("{} ± {}", format::thousands(s.median), format::thousands((hi - lo) / 2.0)),
+            Some((_, hi)) => format!("{} ± {}", format::thousands(s.median), format::thousands(hi - s.mean)),
             None => format::thousands(s.median),
         },
     }
