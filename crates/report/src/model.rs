@@ -352,14 +352,21 @@ fn transport(s: &ScenarioSummary) -> String {
 /// Per payload group (in order of first appearance), the closed-model scenario with the highest
 /// median req/s and its ratio over the runner-up. Scenarios without a req/s median (all repeats
 /// failed) are left out; the failures are called out separately.
-fn headline(rows: &[Row]) -> Vec<Group> {
-    let mut keys: Vec<Option<&str>> = Vec::new();
+/// The distinct payload labels of `rows`, in the order they first appear: the groups of the
+/// headline and of the charts.
+pub fn payload_groups<'a>(rows: impl IntoIterator<Item = &'a Row>) -> Vec<Option<&'a str>> {
+    let mut groups: Vec<Option<&str>> = Vec::new();
     for r in rows {
-        if !keys.contains(&r.payload()) {
-            keys.push(r.payload());
+        if !groups.contains(&r.payload()) {
+            groups.push(r.payload());
         }
     }
-    keys.into_iter()
+    groups
+}
+
+fn headline(rows: &[Row]) -> Vec<Group> {
+    payload_groups(rows)
+        .into_iter()
         .filter_map(|key| {
             // Open-model req/s is the offered rate, not a capacity: only closed-model rows compete.
             let mut ranked: Vec<usize> = (0..rows.len())

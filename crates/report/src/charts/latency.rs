@@ -3,10 +3,10 @@
 
 use plotters::prelude::*;
 
-use super::{frame, header, header_height, house_style, line_style};
+use super::{frame, group_label, header, header_height, house_style, line_style};
 use super::{Dash, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
-use crate::model::{Report, Row};
+use crate::model::{payload_groups, Report, Row};
 
 /// The axis always reaches 99.99; it goes further (up to 99.9999) when curves do.
 const MIN_NINES: f64 = 4.0;
@@ -64,12 +64,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
     if curves.is_empty() {
         return Ok(Drawn::Skipped("no scenario recorded a latency curve".into()));
     }
-    let mut groups: Vec<Option<&str>> = Vec::new();
-    for (r, _) in &curves {
-        if !groups.contains(&r.payload()) {
-            groups.push(r.payload());
-        }
-    }
+    let groups = payload_groups(curves.iter().map(|&(r, _)| r));
     // Line styles restart per panel, so a transport keeps its colour across panels when every
     // group lists the transports in the same order.
     let panels: Vec<Panel> = groups
@@ -84,7 +79,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
                     (r.id().to_string(), Key::Line(c, dash))
                 })
                 .collect();
-            let subtitle = g.map_or("no payload label".to_string(), |p| format!("payload {p}"));
+            let subtitle = group_label(g);
             Panel { subtitle, curves: members.iter().map(|(_, points)| points).collect(), legend }
         })
         .collect();

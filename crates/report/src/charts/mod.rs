@@ -421,6 +421,11 @@ pub fn whisker(lo: f64, hi: f64, at: f64, cap: f64, horizontal: bool) -> [PathEl
     ]
 }
 
+/// A payload group's name in a legend or panel title: `payload 1KB`.
+pub fn group_label(payload: Option<&str>) -> String {
+    payload.map_or("no payload label".to_string(), |p| format!("payload {p}"))
+}
+
 /// Every chart's grid, axes and label styles; the caller adds formatters and descriptions.
 pub fn house_style<'m, 'a, 'b, X, Y, XT, YT, DB>(
     mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,

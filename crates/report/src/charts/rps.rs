@@ -4,10 +4,10 @@
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{color, frame, header, header_height, house_style, label_width, text, whisker};
+use super::{color, frame, group_label, header, header_height, house_style, label_width, text, whisker};
 use super::{compact, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
 use crate::format;
-use crate::model::{Report, Row};
+use crate::model::{payload_groups, Report, Row};
 
 const BAR_PITCH: u32 = 28;
 
@@ -17,21 +17,12 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
     if bars.is_empty() {
         return Ok(Drawn::Skipped("no scenario measured req/s".into()));
     }
-    let mut groups: Vec<Option<&str>> = Vec::new();
-    for r in &bars {
-        if !groups.contains(&r.payload()) {
-            groups.push(r.payload());
-        }
-    }
+    let groups = payload_groups(bars.iter().copied());
     let group_of = |r: &Row| groups.iter().position(|g| *g == r.payload()).unwrap_or(0);
     let mut legend: Vec<(String, Key)> = if groups == [None] {
         vec![("median req/s".to_string(), Key::Bar(color(0)))]
     } else {
-        groups
-            .iter()
-            .enumerate()
-            .map(|(i, g)| (g.map_or("no payload label".to_string(), |p| format!("payload {p}")), Key::Bar(color(i))))
-            .collect()
+        groups.iter().enumerate().map(|(i, &g)| (group_label(g), Key::Bar(color(i)))).collect()
     };
     legend.push(("95 % CI of the mean".to_string(), Key::Whisker));
 
