@@ -1,6 +1,7 @@
 // Runs decodes for bad-input.test.ts in a child process whose heap is capped
 // (--max-old-space-size), so a decoder that allocates without bound kills this process, not the
-// test's. Receives the cases over IPC and reports one message per decode.
+// test's. Started by runInChildren() (node/child-pool.ts, which states the contract): decodes the
+// corpus's cases from the index on its command line and reports one outcome per decode.
 //
 // A child process rather than a worker thread: a worker's resourceLimits do not reliably stop an
 // allocation at the cap. One large array filled by index (what a decoder trusting a forged count
@@ -11,30 +12,19 @@
 import { getHeapStatistics } from "node:v8";
 
 import { check } from "../dataset/shape.js";
-import type { DatasetKind } from "../dataset/spec.js";
+import { badInputCases } from "../node/bad-input.js";
+import { childStart, report } from "../node/child-pool.js";
 import { loadEnvironment } from "../node/environment.js";
 import { readBad } from "../node/vectors.js";
 import { CodecError, messageOf } from "./codec.js";
 import { createCodecs } from "./index.js";
 
-/** One decode: a file of vectors/bad/ through one codec as one dataset. */
-export interface DecodeCase {
-  readonly file: string;
-  readonly format: string;
-  readonly kind: DatasetKind;
-}
-
-export interface ChildInput {
-  readonly cases: readonly DecodeCase[];
-  /** Index of the first case to run (a new child resumes after the case that ended its predecessor). */
-  readonly start: number;
-}
-
 export type Outcome =
   | { readonly index: number; readonly result: "value" | "error"; readonly ms: number; readonly externalBytes: number }
   | { readonly index: number; readonly result: "misbehaved"; readonly message: string };
 
-function run({ cases, start }: ChildInput): void {
+async function run(start: number): Promise<void> {
+  const cases = badInputCases();
   const env = loadEnvironment();
   const codecs = new Map(createCodecs(env).map((c) => [c.id, c]));
   const files = new Map<string, Uint8Array>();
@@ -57,9 +47,8 @@ function run({ cases, start }: ChildInput): void {
           ? { index, result: "error", ms: performance.now() - began, externalBytes: external() }
           : { index, result: "misbehaved", message: `threw ${e instanceof Error ? e.name : typeof e}, not a CodecError: ${messageOf(e)}` };
     }
-    process.send!(outcome);
+    await report(outcome);
   }
-  process.disconnect();
 }
 
 /** Memory outside the JS heap (ArrayBuffers), which the heap cap does not cover. */
@@ -67,4 +56,4 @@ function external(): number {
   return getHeapStatistics().external_memory;
 }
 
-process.once("message", (input) => run(input as ChildInput));
+await run(childStart());
