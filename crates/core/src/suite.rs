@@ -1,5 +1,8 @@
 //! Suites: the TOML files under `suites/` that name subjects, scenarios, profiles and claims.
 //! Parsing turns any mistake into one line naming the file, the key and what is wrong.
+//! `[[matrix]]` tables are expanded into scenarios first (`matrix`).
+
+mod matrix;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,6 +34,10 @@ pub struct Suite {
     pub harnesses: Vec<HarnessSpec>,
     #[serde(default)]
     pub claims: Vec<Claim>,
+    /// Where each scenario was written (`matrix[0] (rest-h1-1kb)` or `scenarios[3]`), by index;
+    /// filled in by `parse`, so errors name the matrix that made a row.
+    #[serde(skip)]
+    pub origins: Vec<String>,
 }
 
 /// A command that measures in its own process and prints one measurement JSON line per result
@@ -265,12 +272,21 @@ impl Suite {
         let invalid = |key: String, message: String| SuiteError::Invalid { file: file.to_string(), key, message };
         let mut table: toml::Table =
             text.parse().map_err(|e: toml::de::Error| invalid(location(text, e.span()), one_line(e.message())))?;
+        let origins = matrix::expand(&mut table).map_err(|(key, message)| invalid(key, message))?;
         merge_scenario_defaults(&mut table);
         let value = toml::Value::Table(table);
-        serde_path_to_error::deserialize(value).map_err(|e| {
+        let mut suite: Suite = serde_path_to_error::deserialize(value).map_err(|e| {
             let key = e.path().to_string();
-            invalid(if key == "." { "(top level)".into() } else { key }, one_line(&e.inner().to_string()))
-        })
+            let key = if key == "." { "(top level)".into() } else { with_origin(&key, &origins) };
+            invalid(key, one_line(&e.inner().to_string()))
+        })?;
+        suite.origins = origins;
+        Ok(suite)
+    }
+
+    /// Where scenario `i` was written, for error keys.
+    fn origin(&self, i: usize) -> String {
+        self.origins.get(i).cloned().unwrap_or_else(|| format!("scenarios[{i}]"))
     }
 
     /// Cross-references that serde can't check: names that must exist, numbers that must be > 0.
@@ -289,9 +305,11 @@ impl Suite {
         }
         let mut seen = std::collections::BTreeSet::new();
         for (i, sc) in self.scenarios.iter().enumerate() {
-            let key = |k: &str| format!("scenarios[{i}].{k}");
+            let origin = self.origin(i);
+            let key = |k: &str| format!("{origin}.{k}");
             if !seen.insert(&sc.id) {
-                return bad(key("id"), format!("`{}` is used twice", sc.id));
+                let first = self.scenarios.iter().position(|o| o.id == sc.id).map_or(String::new(), |j| self.origin(j));
+                return bad(key("id"), format!("`{}` is used twice (first by {first})", sc.id));
             }
             let Some(subject) = self.subjects.get(&sc.subject) else {
                 return bad(key("subject"), format!("no subject named `{}`", sc.subject));
@@ -423,6 +441,15 @@ pub fn resolve(name_or_path: &str, suites_dir: &Path) -> PathBuf {
     }
 }
 
+/// `scenarios[3].connections` as `matrix[0] (rest-h1-1mb).connections` when row 3 came from a matrix.
+fn with_origin(key: &str, origins: &[String]) -> String {
+    let index = key.strip_prefix("scenarios[").and_then(|r| r.split_once(']'));
+    match index.and_then(|(i, rest)| Some((origins.get(i.parse::<usize>().ok()?)?, rest))) {
+        Some((origin, rest)) => format!("{origin}{rest}"),
+        None => key.to_string(),
+    }
+}
+
 fn merge_scenario_defaults(table: &mut toml::Table) {
     let Some(toml::Value::Table(defaults)) = table.get("scenario_defaults").cloned() else { return };
     if let Some(toml::Value::Array(scenarios)) = table.get_mut("scenarios") {
@@ -523,6 +550,77 @@ mod tests {
             let err = parse(&text).unwrap_err();
             assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
             assert!(!err.contains('\n'), "not one line: {err}");
+        }
+    }
+
+    const MATRIX: &str = r#"
+        [[matrix]]
+        id = "m-{transport}"
+        subject = "rest"
+        path = "/x"
+        [matrix.axes.transport]
+        h1 = { driver = "http1" }
+        h2c = { driver = "http2", streams = 4 }
+    "#;
+
+    #[test]
+    fn matrix_rows_are_scenarios_with_defaults_and_checks() {
+        let s = parse(&format!("{GOOD}\n{MATRIX}")).unwrap();
+        let ids: Vec<&str> = s.scenarios.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["m-h1", "m-h2c", "a"]);
+        assert_eq!(
+            (s.scenarios[1].driver.as_str(), s.scenarios[1].streams, s.scenarios[1].connections),
+            ("http2", 4, 4)
+        );
+        assert_eq!(s.origins, ["matrix[0] (m-h1)", "matrix[0] (m-h2c)", "scenarios[0]"]);
+        let only = glob::Pattern::new("m-*").unwrap();
+        assert_eq!(s.plan(&s.profile("quick").unwrap(), Some(&only)).len(), 2);
+    }
+
+    #[test]
+    fn mistakes_in_matrix_rows_name_the_matrix_and_row() {
+        let cases = [
+            (MATRIX.replace("streams = 4", "streams = \"four\""), "s.toml: matrix[0] (m-h2c).streams: invalid type"),
+            (MATRIX.replace("\"http2\"", "\"pigeon\""), "s.toml: matrix[0] (m-h2c).driver: unknown driver `pigeon`"),
+            (
+                MATRIX.replace("m-{transport}", "a{transport}").replace("h1 = ", "\"\" = "),
+                "s.toml: scenarios[0].id: `a` is used twice (first by matrix[0] (a))",
+            ),
+            (MATRIX.replace("m-{transport}", "m-{transport"), "s.toml: matrix[0].id: unclosed `{`"),
+        ];
+        for (matrix, want) in cases {
+            let err = parse(&format!("{GOOD}\n{matrix}")).unwrap_err();
+            assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
+            assert!(!err.contains('\n'), "not one line: {err}");
+        }
+    }
+
+    /// The committed suites were hand-written row by row before matrices; `testdata/` keeps those
+    /// files. Every row they had must expand identically, in the same order, with the same
+    /// subjects, profiles and claims, so a report of the rewritten suite is the report of the old.
+    #[test]
+    fn rewritten_suites_expand_to_their_hand_written_rows() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for name in ["protocols", "smoke"] {
+            let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let now = Suite::parse(&read(dir.join(format!("../../suites/{name}.toml"))), name).unwrap();
+            let then = Suite::parse(&read(dir.join(format!("src/suite/testdata/{name}-rows.toml"))), name).unwrap();
+            assert!(then.origins.iter().all(|o| o.starts_with("scenarios[")), "{name}: the old file had no matrix");
+            let mut last = None;
+            for old in &then.scenarios {
+                let at = now.scenarios.iter().position(|s| s.id == old.id);
+                let at = at.unwrap_or_else(|| panic!("{name}: `{}` is no longer in the suite", old.id));
+                assert_eq!(&now.scenarios[at], old, "{name}: `{}` expands differently", old.id);
+                assert!(last < Some(at), "{name}: `{}` moved", old.id);
+                last = Some(at);
+            }
+            assert_eq!(
+                (&now.subjects, &now.profiles, &now.default_profile),
+                (&then.subjects, &then.profiles, &then.default_profile)
+            );
+            for claim in &then.claims {
+                assert!(now.claims.contains(claim), "{name}: claim `{}` changed", claim.id);
+            }
         }
     }
 
