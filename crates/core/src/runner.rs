@@ -65,6 +65,8 @@ impl Plan {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LoadResult {
     pub requests: u64,
+    /// Messages the completed requests carried.
+    pub messages: u64,
     pub errors: u64,
     pub duration: Duration,
     pub bytes_sent: u64,
@@ -348,6 +350,12 @@ impl Ctx<'_> {
         if let Some(r) = s.rate {
             params.insert("rate".into(), r.into());
         }
+        if let Some(n) = s.payload_bytes {
+            params.insert("payload_bytes".into(), n.into());
+        }
+        for (k, v) in &s.params {
+            params.entry(k.clone()).or_insert_with(|| v.clone());
+        }
         for (k, v) in &s.labels {
             params.insert(k.clone(), v.clone().into());
         }
@@ -407,6 +415,8 @@ fn metrics(r: &LoadResult, cpu_s: Option<f64>, rss_kb: Option<u64>, instrument_c
         errors: Some(r.errors),
         duration_s: Some(secs),
         rps: Some(if secs > 0.0 { r.requests as f64 / secs } else { 0.0 }),
+        messages: Some(r.messages),
+        messages_per_s: Some(if secs > 0.0 { r.messages as f64 / secs } else { 0.0 }),
         bytes_sent: Some(r.bytes_sent),
         bytes_received: Some(r.bytes_received),
         latency_us: Some(r.latency.clone()),

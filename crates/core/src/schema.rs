@@ -64,6 +64,12 @@ pub struct Metrics {
     /// Completed requests per second of the measured interval.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rps: Option<f64>,
+    /// Messages the completed requests carried (a streaming call carries many; plain HTTP one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<u64>,
+    /// Messages per second of the measured interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages_per_s: Option<f64>,
     /// Bytes written to / read from the sockets (TLS records included when TLS is on).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_sent: Option<u64>,

@@ -142,9 +142,23 @@ pub struct Scenario {
     #[serde(default = "default_method")]
     pub method: String,
     pub path: String,
-    /// Request body of this many bytes (deterministic filler), for POST/PUT.
+    /// Request body of this many bytes (deterministic filler), for POST/PUT ...
     #[serde(default)]
     pub body_bytes: Option<usize>,
+    /// ... or this text as UTF-8 (a GraphQL query, a SOAP envelope) ...
+    #[serde(default)]
+    pub body: Option<String>,
+    /// ... or the bytes of this file, relative to the project root (a protobuf message).
+    #[serde(default)]
+    pub body_file: Option<String>,
+    /// Protocol parameters that only the driver reads (a gRPC call mode, a message count, ...);
+    /// recorded with every measurement.
+    #[serde(default)]
+    pub params: BTreeMap<String, serde_json::Value>,
+    /// Payload bytes one call carries (both directions, every message), so the report can show
+    /// wire bytes per call against them: the envelope overhead of the protocol.
+    #[serde(default)]
+    pub payload_bytes: Option<u64>,
     #[serde(default)]
     pub headers: BTreeMap<String, String>,
     /// Concurrent connections (`h2load -c`).
@@ -192,6 +206,9 @@ pub struct Expect {
     /// Lower-case hex SHA-256 of the whole body.
     #[serde(default)]
     pub body_sha256: Option<String>,
+    /// Messages one call carries (a streaming call's count); plain HTTP carries one.
+    #[serde(default)]
+    pub messages: Option<u64>,
 }
 
 fn ok_status() -> u16 {
@@ -200,7 +217,7 @@ fn ok_status() -> u16 {
 
 impl Default for Expect {
     fn default() -> Self {
-        Expect { status: 200, body_bytes: None, body_sha256: None }
+        Expect { status: 200, body_bytes: None, body_sha256: None, messages: None }
     }
 }
 
@@ -246,6 +263,7 @@ pub enum SuiteError {
 /// Metrics a claim may name, with where they come from.
 pub const CLAIM_METRICS: &[&str] = &[
     "rps",
+    "messages_per_s",
     "p50_us",
     "p99_us",
     "duration_s",
@@ -339,6 +357,9 @@ impl Suite {
             }
             if !sc.path.starts_with('/') {
                 return bad(key("path"), "must start with /".into());
+            }
+            if [sc.body_bytes.is_some(), sc.body.is_some(), sc.body_file.is_some()].iter().filter(|&&b| b).count() > 1 {
+                return bad(key("body"), "set at most one of `body`, `body_file` and `body_bytes`".into());
             }
         }
         for (i, h) in self.harnesses.iter().enumerate() {

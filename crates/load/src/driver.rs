@@ -1,7 +1,9 @@
 //! The driver contract: a driver opens a connection to a target and hands out `streams` channels
-//! over it; a channel performs one request/response exchange at a time. Everything else (stop
-//! conditions, rates, timing, histograms) is the worker loop's, shared by all drivers.
+//! over it; a channel performs one call at a time (a request and its answer, or a streaming call
+//! with its messages). Everything else (stop conditions, rates, timing, histograms) is the worker
+//! loop's, shared by all drivers: the worker never learns a protocol.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use async_trait::async_trait;
@@ -20,13 +22,20 @@ pub struct RequestSpec {
     pub authority: String,
     pub headers: Vec<(String, String)>,
     pub body: Bytes,
+    /// The scenario's protocol parameters (a gRPC call mode, a message count, ...): only the
+    /// driver that reads them knows what they mean; it rejects bad ones at `connect`.
+    pub params: BTreeMap<String, serde_json::Value>,
 }
 
 /// One answer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reply {
+    /// The protocol's status: the HTTP status, or a gRPC call's `grpc-status`.
     pub status: u16,
+    /// Payload bytes received (for a streaming call, of every message).
     pub body_len: u64,
+    /// Messages the call carried: 1 for a plain request, K for a stream of K.
+    pub messages: u64,
     /// The body itself, only when asked for (verification).
     pub body: Option<Vec<u8>>,
 }

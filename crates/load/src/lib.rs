@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use driver::{Driver, RequestSpec};
 use wirebench_core::runner::{Executor, LoadResult, Plan, Target};
-use wirebench_core::suite::Scenario;
+use wirebench_core::suite::{Expect, Scenario};
 
 /// Makes a driver; each load thread makes its own.
 pub type Constructor = fn() -> Box<dyn Driver>;
@@ -54,20 +54,28 @@ pub enum LoadError {
     Unsupported(String),
 }
 
-/// The request a scenario sends.
-pub fn request_of(s: &Scenario, target: &Target) -> RequestSpec {
+/// The request a scenario sends. The body is `body` as text, the bytes of `body_file` (relative
+/// to the working directory, the project root) or `body_bytes` of filler.
+pub fn request_of(s: &Scenario, target: &Target) -> Result<RequestSpec, LoadError> {
     let mut headers: Vec<(String, String)> = s.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let body = s.body_bytes.map(filler).unwrap_or_default();
+    let body = match (&s.body, &s.body_file, s.body_bytes) {
+        (Some(text), _, _) => Bytes::from(text.clone()),
+        (None, Some(file), _) => std::fs::read(file)
+            .map_err(|e| LoadError::Unsupported(format!("body_file `{file}`: cannot read: {e}")))?
+            .into(),
+        (None, None, n) => n.map(filler).unwrap_or_default(),
+    };
     if !body.is_empty() && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
         headers.push(("Content-Type".into(), "application/octet-stream".into()));
     }
-    RequestSpec {
+    Ok(RequestSpec {
         method: s.method.clone(),
         path: s.path.clone(),
         authority: format!("{}:{}", target.host, target.port),
         headers,
         body,
-    }
+        params: s.params.clone(),
+    })
 }
 
 /// A deterministic request body of `n` bytes.
@@ -90,10 +98,9 @@ impl Executor for LoadEngine {
         let job = worker::Job {
             new_driver: driver(&s.driver).map_err(|e| e.to_string())?,
             target: target.clone(),
-            request: request_of(s, target),
+            request: request_of(s, target).map_err(|e| e.to_string())?,
             plan: *plan,
-            expect_status: s.expect.status,
-            expect_body_bytes: s.expect.body_bytes,
+            expect: s.expect.clone(),
             threads: self.threads,
             live,
         };
@@ -108,36 +115,39 @@ pub fn verify(new_driver: Constructor, s: &Scenario, target: &Target) -> Result<
     let local = tokio::task::LocalSet::new();
     local.block_on(&rt, async {
         let counters = std::rc::Rc::new(io::Counters::default());
-        let request = std::rc::Rc::new(request_of(s, target));
+        let request = std::rc::Rc::new(request_of(s, target)?);
         let mut channels = (new_driver)().connect(target, &request, 1, &counters).await?;
         for _ in 0..2 {
             let reply = tokio::time::timeout(Duration::from_secs(30), channels[0].exchange(true))
                 .await
                 .map_err(|_| LoadError::Protocol("no answer within 30 s".into()))??;
-            check(&reply, &s.expect)?;
+            if let Some(wrong) = mismatch(&reply, &s.expect) {
+                return Err(LoadError::Protocol(wrong));
+            }
         }
         Ok(())
     })
 }
 
-fn check(reply: &driver::Reply, expect: &wirebench_core::suite::Expect) -> Result<(), LoadError> {
-    let wrong = |m: String| Err(LoadError::Protocol(m));
+/// How `reply` differs from `expect`, or `None` when it is right. The SHA-256 is checked when the
+/// reply kept its body (verification); during load only status, size and message count are.
+pub fn mismatch(reply: &driver::Reply, expect: &Expect) -> Option<String> {
     if reply.status != expect.status {
-        return wrong(format!("status {}, expected {}", reply.status, expect.status));
+        return Some(format!("status {}, expected {}", reply.status, expect.status));
     }
-    if let Some(n) = expect.body_bytes {
-        if reply.body_len != n {
-            return wrong(format!("body is {} bytes, expected {n}", reply.body_len));
-        }
+    if let Some(n) = expect.body_bytes.filter(|&n| n != reply.body_len) {
+        return Some(format!("body is {} bytes, expected {n}", reply.body_len));
     }
-    if let Some(want) = &expect.body_sha256 {
-        let got: String =
-            Sha256::digest(reply.body.as_deref().unwrap_or_default()).iter().map(|b| format!("{b:02x}")).collect();
+    if let Some(n) = expect.messages.filter(|&n| n != reply.messages) {
+        return Some(format!("{} messages, expected {n}", reply.messages));
+    }
+    if let (Some(want), Some(body)) = (&expect.body_sha256, &reply.body) {
+        let got: String = Sha256::digest(body).iter().map(|b| format!("{b:02x}")).collect();
         if !got.eq_ignore_ascii_case(want) {
-            return wrong(format!("body sha256 {got}, expected {want}"));
+            return Some(format!("body sha256 {got}, expected {want}"));
         }
     }
-    Ok(())
+    None
 }
 
 #[cfg(test)]

@@ -109,8 +109,18 @@ fn every_driver_verifies_exact_bodies_and_rejects_wrong_ones() {
     for (driver, tls) in every_driver() {
         let label = format!("{driver} tls={tls}");
         let mut s = scenario(driver, tls, "/bytes/1024");
-        s.expect = Expect { status: 200, body_bytes: Some(1024), body_sha256: Some(sha256_hex(&[b'x'; 1024])) };
+        s.expect = Expect {
+            body_bytes: Some(1024),
+            body_sha256: Some(sha256_hex(&[b'x'; 1024])),
+            messages: Some(1),
+            ..Expect::default()
+        };
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
+
+        s.expect.messages = Some(2);
+        let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
+        assert_eq!(e, "1 messages, expected 2", "{label}");
+        s.expect.messages = None;
 
         s.expect.body_bytes = Some(1000);
         let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
@@ -122,7 +132,7 @@ fn every_driver_verifies_exact_bodies_and_rejects_wrong_ones() {
         assert!(e.starts_with("body sha256 "), "{label}: {e}");
 
         let mut s = scenario(driver, tls, "/chunked");
-        s.expect = Expect { status: 200, body_bytes: Some(11), body_sha256: Some(sha256_hex(b"hello world")) };
+        s.expect = Expect { body_bytes: Some(11), body_sha256: Some(sha256_hex(b"hello world")), ..Expect::default() };
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
 
         let s = scenario(driver, tls, "/fail");
@@ -187,6 +197,30 @@ fn post_bodies_reach_the_server_intact() {
         s.expect.body_sha256 = Some(sha256_hex(&filler(100_000)));
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
     }
+}
+
+#[test]
+fn bodies_from_text_and_files_are_sent_as_given() {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), b"\x00\x01binary\xff").unwrap();
+    for (driver, tls) in every_driver() {
+        let mut s = scenario(driver, tls, "/echo");
+        s.method = "POST".into();
+        s.body = Some("{ payload(size: 3) { message } }".into());
+        s.expect.body_sha256 = Some(sha256_hex(b"{ payload(size: 3) { message } }"));
+        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
+        s.body = None;
+        s.body_file = Some(file.path().display().to_string());
+        s.expect.body_sha256 = Some(sha256_hex(b"\x00\x01binary\xff"));
+        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
+        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(10), rate: None };
+        let r = measure(&s, plan, tls);
+        assert_eq!((r.requests, r.messages, r.errors), (10, 10, 0), "{driver} {tls}");
+    }
+    let mut s = scenario("http1", false, "/echo");
+    s.body_file = Some("/nonexistent/body.bin".into());
+    let e = LoadEngine { threads: 1 }.verify(&s, &target(false)).unwrap_err();
+    assert!(e.starts_with("body_file `/nonexistent/body.bin`: cannot read"), "{e}");
 }
 
 #[test]

@@ -17,6 +17,7 @@ use crate::io::Counters;
 use crate::LoadError;
 use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
 use wirebench_core::schema::Latency;
+use wirebench_core::suite::Expect;
 
 /// An answer slower than this counts as an error and ends its channel (see `TIMEOUT_SLACK`).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -33,8 +34,8 @@ pub struct Job<'a> {
     pub target: Target,
     pub request: RequestSpec,
     pub plan: Plan,
-    pub expect_status: u16,
-    pub expect_body_bytes: Option<u64>,
+    /// What a right answer is (checked without the SHA-256, which needs the body kept).
+    pub expect: Expect,
     pub threads: usize,
     pub live: &'a AtomicU64,
 }
@@ -49,6 +50,7 @@ struct Shared<'a> {
 #[derive(Default)]
 struct Tally {
     requests: u64,
+    messages: u64,
     errors: u64,
     first_error: Option<String>,
     last_done: Option<Instant>,
@@ -87,6 +89,7 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         let r = r?;
         histogram.add(&r.histogram).map_err(|e| LoadError::Protocol(format!("histogram merge: {e}")))?;
         out.requests += r.tally.requests;
+        out.messages += r.tally.messages;
         out.errors += r.tally.errors;
         out.first_error = out.first_error.or(r.tally.first_error);
         out.bytes_sent += r.sent;
@@ -210,17 +213,15 @@ async fn channel_loop(
         t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
         let wrong = match outcome {
             Ok(Ok(reply)) => {
-                if reply.status != job.expect_status {
-                    Some(format!("status {}, expected {}", reply.status, job.expect_status))
-                } else if job.expect_body_bytes.is_some_and(|n| n != reply.body_len) {
-                    Some(format!("body of {} bytes, expected {}", reply.body_len, job.expect_body_bytes.unwrap_or(0)))
-                } else {
+                let wrong = crate::mismatch(&reply, &job.expect);
+                if wrong.is_none() {
                     t.requests += 1;
+                    t.messages += reply.messages;
                     job.live.fetch_add(1, Ordering::Relaxed);
                     let us = (done - sent_at).as_micros() as u64;
                     histogram.borrow_mut().saturating_record(us.max(1));
-                    None
                 }
+                wrong
             }
             Ok(Err(e)) => {
                 t.errors += 1;

@@ -31,6 +31,10 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         method: args.method.clone(),
         path,
         body_bytes: args.body_bytes,
+        body: None,
+        body_file: None,
+        params: BTreeMap::new(),
+        payload_bytes: None,
         headers: BTreeMap::new(),
         connections: args.connections,
         streams: args.streams,
@@ -39,7 +43,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         rate: args.rate,
         warmup_requests: None,
         warmup_s: None,
-        expect: Expect { status: args.expect_status, body_bytes: args.expect_bytes, body_sha256: None },
+        expect: Expect { status: args.expect_status, body_bytes: args.expect_bytes, ..Expect::default() },
         labels: BTreeMap::new(),
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };

@@ -133,6 +133,7 @@ impl Executor for MockExecutor {
         let errors = if s.path == "/flaky" { n / 20 } else { 0 };
         Ok(LoadResult {
             requests: n - errors,
+            messages: n - errors,
             errors,
             duration: Duration::from_micros(100 * n / u64::from(plan.connections)),
             bytes_sent: 10 * n,

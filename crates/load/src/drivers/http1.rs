@@ -188,7 +188,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Channel for H1<S> {
             }
             Framing::Chunked => self.read_chunked_body(&mut body).await?,
         };
-        Ok(Reply { status, body_len, body })
+        Ok(Reply { status, body_len, messages: 1, body })
     }
 }
 
@@ -227,6 +227,7 @@ mod tests {
             authority: "127.0.0.1:1".into(),
             headers: vec![("X-A".into(), "1".into())],
             body: Bytes::from_static(body),
+            params: Default::default(),
         }
     }
 

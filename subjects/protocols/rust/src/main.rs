@@ -1,7 +1,9 @@
 //! Entry point: parse the command line, make the TLS configuration, serve until SIGTERM.
 
 mod cli;
+mod graphql;
 mod routes;
+mod soap;
 mod tls;
 
 use std::process::ExitCode;
@@ -29,9 +31,16 @@ fn run(cli: &cli::Cli) -> anyhow::Result<()> {
     actix_web::rt::System::new().block_on(serve(cli, tls))
 }
 
+/// Every API the subject serves: REST (`/payload`, `/echo`, `/hol`, `/stream`), GraphQL, SOAP.
+fn configure(cfg: &mut actix_web::web::ServiceConfig) {
+    routes::configure(cfg);
+    graphql::configure(cfg);
+    soap::configure(cfg);
+}
+
 async fn serve(cli: &cli::Cli, tls: Option<(u16, rustls::ServerConfig)>) -> anyhow::Result<()> {
     let host = cli.host.as_str();
-    let mut server = HttpServer::new(|| App::new().configure(routes::configure))
+    let mut server = HttpServer::new(|| App::new().configure(configure))
         .workers(cli.workers())
         // A load generator's connections may sit idle between phases; keep them rather than
         // make the next phase pay for new handshakes.
