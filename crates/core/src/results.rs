@@ -143,6 +143,8 @@ pub struct ScenarioSummary {
 /// Named metrics the summaries compute, in report order.
 pub const SUMMARY_METRICS: &[&str] = &[
     "rps",
+    "messages_per_s",
+    "wire_bytes_per_call",
     "p50_us",
     "p90_us",
     "p99_us",
@@ -170,6 +172,12 @@ pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
     let lat = x.latency_us.as_ref();
     match name {
         "rps" => x.rps,
+        "messages_per_s" => x.messages_per_s,
+        // Both directions, handshakes included, over the calls that completed.
+        "wire_bytes_per_call" => match (x.bytes_sent, x.bytes_received, x.requests) {
+            (Some(s), Some(r), Some(n)) if n > 0 => Some((s + r) as f64 / n as f64),
+            _ => None,
+        },
         "p50_us" => lat.map(|l| l.p50 as f64),
         "p90_us" => lat.map(|l| l.p90 as f64),
         "p99_us" => lat.map(|l| l.p99 as f64),

@@ -22,6 +22,8 @@ pub const COLUMNS: &[(&str, bool)] = &[
     ("p99.9", true),
     ("max", true),
     ("Errors", true),
+    ("Wire B/call", true),
+    ("Envelope ×", true),
     ("Subject CPU s", true),
     ("RSS MiB", true),
     ("Instrument CPU s", true),
@@ -47,6 +49,10 @@ pub struct Cells {
     pub rps_ci: String,
     pub latency: [String; 5],
     pub errors: String,
+    /// Bytes on the wire per call, both directions.
+    pub wire_bytes: String,
+    /// Wire bytes per call ÷ payload bytes per call.
+    pub envelope: String,
     pub cpu_s: String,
     pub rss_mib: String,
     pub instrument_cpu_s: String,
@@ -77,6 +83,8 @@ impl Cells {
             rps_ci,
             latency: LATENCY_METRICS.map(|m| median(m, format::latency_us)),
             errors: r.errors_total().map_or(NONE.to_string(), format::thousands),
+            wire_bytes: median("wire_bytes_per_call", format::thousands),
+            envelope: r.envelope_overhead().map_or(NONE.to_string(), |x| format!("{x:.3}×")),
             cpu_s: median("cpu_s", format::sig3),
             rss_mib: median("rss_kb", format::mib_from_kib),
             instrument_cpu_s: median("instrument_cpu_s", format::sig3),
@@ -87,7 +95,10 @@ impl Cells {
 
 /// What the table's numbers are, for the note under it.
 pub const TABLE_NOTE: &str = "Latencies are medians over repeats of each repeat's percentile. \
-    Errors are summed over the repeats. CPU and memory are medians.";
+    Errors are summed over the repeats. CPU and memory are medians. Wire B/call: bytes that crossed \
+    the socket in both directions (TLS records, HTTP framing and connection setup included) per \
+    completed call; Envelope ×: that over the payload bytes one call carries, so 1.05× means the \
+    protocol added 5 % to the payload.";
 
 /// Columns of the formats table before the published ones, and whether each is numeric.
 pub const FORMAT_COLUMNS: &[(&str, bool)] = &[

@@ -45,6 +45,10 @@ pub const SCENARIO_COLUMNS: &[&str] = &[
     "p999_us",
     "max_us",
     "errors",
+    "payload_bytes",
+    "wire_bytes_per_call",
+    "envelope_overhead",
+    "messages_per_s",
     "cpu_s",
     "rss_kb",
     "instrument_cpu_s",
@@ -156,6 +160,10 @@ pub fn scenarios(report: &Report) -> String {
         fields.extend(LATENCY_METRICS.iter().map(|m| median(m)));
         fields.extend([
             num(r.errors_total()),
+            param("payload_bytes"),
+            median("wire_bytes_per_call"),
+            num(r.envelope_overhead()),
+            median("messages_per_s"),
             median("cpu_s"),
             median("rss_kb"),
             median("instrument_cpu_s"),

@@ -226,6 +226,7 @@ fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurem
     params.insert("api".into(), "rest".into());
     if !spec.payload.is_empty() {
         params.insert("payload".into(), spec.payload.into());
+        params.insert("payload_bytes".into(), payload_bytes(spec).into());
     }
     if !spec.transport.is_empty() {
         params.insert("transport".into(), spec.transport.into());
@@ -251,6 +252,15 @@ fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurem
     }
 }
 
+/// Bytes one call's answer carries: 1 KB, or 1 MB for the `1MB` payload. Each call sends 100 bytes.
+fn payload_bytes(spec: &Spec) -> u64 {
+    if spec.payload == "1MB" {
+        1 << 20
+    } else {
+        1024
+    }
+}
+
 /// Metrics consistent with Little's law: latency ≈ in-flight requests ÷ throughput.
 fn metrics(spec: &Spec, repeat: u32, rps: f64) -> Metrics {
     let in_flight = f64::from(spec.connections * spec.streams);
@@ -267,8 +277,8 @@ fn metrics(spec: &Spec, repeat: u32, rps: f64) -> Metrics {
         errors: Some(u64::from(repeat == 2)),
         duration_s: Some(5.0),
         rps: Some(rps),
-        bytes_sent: Some((rps * 5.0 * 100.0) as u64),
-        bytes_received: Some((rps * 5.0 * if spec.payload == "1MB" { 1_048_576.0 } else { 1024.0 }) as u64),
+        bytes_sent: Some((rps * 5.0) as u64 * 100),
+        bytes_received: Some((rps * 5.0) as u64 * payload_bytes(spec)),
         latency_us: Some(Latency {
             min: at(0.6),
             p50: at(1.0),

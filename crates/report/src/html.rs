@@ -267,7 +267,7 @@ fn scenarios(h: &mut String, report: &Report) {
         for l in &c.latency {
             put!(h, "<td class=\"num\">{l}</td>");
         }
-        for v in [&c.errors, &c.cpu_s, &c.rss_mib, &c.instrument_cpu_s] {
+        for v in [&c.errors, &c.wire_bytes, &c.envelope, &c.cpu_s, &c.rss_mib, &c.instrument_cpu_s] {
             put!(h, "<td class=\"num\">{v}</td>");
         }
         h.push_str("<td class=\"flags\">");

@@ -189,7 +189,7 @@ fn scenarios(out: &mut String, report: &Report) {
         }
         put!(
             out,
-            "| {} | {} ({}) | {} | {} | {} {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} ({}) | {} | {} | {} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             code(&c.id),
             md(&c.subject),
             md(&c.lang),
@@ -200,6 +200,8 @@ fn scenarios(out: &mut String, report: &Report) {
             rps,
             c.latency.join(" | "),
             c.errors,
+            c.wire_bytes,
+            c.envelope,
             c.cpu_s,
             c.rss_mib,
             c.instrument_cpu_s,

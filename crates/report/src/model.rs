@@ -327,6 +327,13 @@ impl Row {
         Some(format!("{c}×{}", p("streams").unwrap_or(1)))
     }
 
+    /// Wire bytes per call (both directions) over the payload bytes one call carries: what the
+    /// protocol's envelope, headers and framing add. `None` without a `payload_bytes` parameter.
+    pub fn envelope_overhead(&self) -> Option<f64> {
+        let payload = self.summary.params.get("payload_bytes").and_then(|v| v.as_f64()).filter(|&p| p > 0.0)?;
+        Some(self.metric("wire_bytes_per_call")?.median / payload)
+    }
+
     /// Errors summed over the repeats that completed.
     pub fn errors_total(&self) -> Option<f64> {
         self.metric("errors").map(|s| (s.mean * s.n as f64).round())
@@ -426,6 +433,22 @@ mod tests {
         let one = Summary::of(&[100.0]).unwrap();
         let r = Ratio::of(&a, &one).unwrap();
         assert!(r.interval.is_none() && !r.above_one() && !r.below_one());
+    }
+
+    #[test]
+    fn envelope_overhead_is_wire_bytes_per_call_over_payload_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let r = Report::of(read_results(dir.path()).unwrap());
+        let row = |id: &str| r.rows.iter().find(|row| row.id() == id).unwrap();
+        // The fixture sends 100 bytes and receives the payload per call.
+        let kb = row("h2c-1kb").envelope_overhead().unwrap();
+        assert!((kb - 1124.0 / 1024.0).abs() < 1e-9, "{kb}");
+        let mb = row("h2c-1mb").envelope_overhead().unwrap();
+        assert!((mb - (1_048_576.0 + 100.0) / 1_048_576.0).abs() < 1e-9, "{mb}");
+        assert_eq!(row("broken").envelope_overhead(), None, "no repeat, no bytes");
+        let html = crate::html::page(&r, &[]);
+        assert!(html.contains("<th class=\"num\">Envelope ×</th>") && html.contains(">1.098×<"), "envelope column");
     }
 
     #[test]

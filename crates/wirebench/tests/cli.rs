@@ -63,7 +63,13 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
             .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let rows = lines(&dir.join("measurements.jsonl"));
-    assert_eq!(rows.len(), 10, "one row per smoke scenario");
+    let suite =
+        wirebench_core::suite::Suite::load(&workspace().join("suites/smoke.toml"), &wirebench_load::driver_ids())
+            .unwrap();
+    assert_eq!(rows.len(), suite.scenarios.len(), "one row per smoke scenario");
+    for api in ["rest", "graphql", "soap"] {
+        assert!(rows.iter().any(|r| r["params"]["api"] == api), "the smoke suite runs {api}");
+    }
     for row in &rows {
         assert!(validator.is_valid(row), "valid against schema: {row}");
         assert_eq!(row["status"], "ok", "{row}");
@@ -71,7 +77,15 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         assert!(row["metrics"]["rps"].as_f64().unwrap() > 0.0);
         assert!(row["metrics"]["cpu_s"].as_f64().is_some(), "subject CPU sampled");
         assert!(row["metrics"]["rss_kb"].as_u64().unwrap() > 0, "subject RSS sampled");
+        assert_eq!(row["metrics"]["messages"], row["metrics"]["requests"], "plain HTTP: one message a call");
+        // Every call carries its payload and then some: the envelope.
+        if let Some(payload) = row["params"]["payload_bytes"].as_u64() {
+            let m = &row["metrics"];
+            let wire = m["bytes_sent"].as_u64().unwrap() + m["bytes_received"].as_u64().unwrap();
+            assert!(wire > payload * m["requests"].as_u64().unwrap(), "{row}");
+        }
     }
+    assert!(rows.iter().filter(|r| r["params"]["payload_bytes"].is_u64()).count() >= 12, "payload sizes recorded");
     let h1 = rows.iter().find(|r| r["scenario"] == "rest-h1-1kb").unwrap();
     assert_eq!(h1["metrics"]["requests"], 400);
     assert!(h1["metrics"]["bytes_received"].as_u64().unwrap() > 400 * 1024);

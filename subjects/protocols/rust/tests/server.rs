@@ -1,5 +1,6 @@
 //! End-to-end checks of the real binary: serving over a socket, h2c on the cleartext port,
-//! graceful exit on SIGTERM, and the one-line failure when a port is taken.
+//! malformed input to every API followed by a good call, graceful exit on SIGTERM, and the
+//! one-line failure when a port is taken.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -57,6 +58,21 @@ fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<Vec<u8>> {
     let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
     stream.set_read_timeout(Some(IO_TIMEOUT))?;
     write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", addr.port())?;
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response)?;
+    Ok(response)
+}
+
+/// POSTs `body` with the given extra header lines and returns the whole raw response.
+fn http_post(addr: SocketAddr, path: &str, headers: &str, body: &str) -> std::io::Result<Vec<u8>> {
+    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
+    stream.set_read_timeout(Some(IO_TIMEOUT))?;
+    write!(
+        stream,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n{headers}Content-Length: {}\r\n\r\n{body}",
+        addr.port(),
+        body.len()
+    )?;
     let mut response = Vec::new();
     stream.read_to_end(&mut response)?;
     Ok(response)
@@ -120,6 +136,62 @@ fn serves_payload_then_exits_on_sigterm() {
     assert_eq!(unsafe { libc::kill(pid, libc::SIGTERM) }, 0);
     let status = wait_with_timeout(&mut server.0, Duration::from_secs(5)).expect("server exits within 5 s of SIGTERM");
     assert!(status.success(), "exit status after SIGTERM: {status}");
+}
+
+#[test]
+fn every_api_answers_malformed_input_with_its_error_and_keeps_serving() {
+    let port = free_port();
+    let _server = start(port);
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let json = "Content-Type: application/json\r\n";
+    let soap = "Content-Type: text/xml\r\nSOAPAction: \"urn:wirebench:payload/GetPayload\"\r\n";
+    let envelope = |size: &str| {
+        format!(
+            r#"<e:Envelope xmlns:e="http://schemas.xmlsoap.org/soap/envelope/"><e:Body><GetPayload xmlns="urn:wirebench:payload"><size>{size}</size></GetPayload></e:Body></e:Envelope>"#
+        )
+    };
+    // (API, malformed call, its status, what its body says; a good call, what its body holds)
+    type Call = Box<dyn Fn() -> Vec<u8>>;
+    let cases: Vec<(&str, Call, &str, &str, Call, String)> = vec![
+        (
+            "rest",
+            Box::new(move || http_get(addr, "/payload/abc").unwrap()),
+            "HTTP/1.1 400 Bad Request",
+            "decimal integer",
+            Box::new(move || http_get(addr, "/payload/20").unwrap()),
+            r#"{"message":"xxxxxx"}"#.to_string(),
+        ),
+        (
+            "graphql",
+            Box::new(move || http_post(addr, "/graphql", json, "{\"query\": \"{ payload(size: ").unwrap()),
+            "HTTP/1.1 400 Bad Request",
+            r#"{"errors":[{"message":"the body is not a GraphQL request"#,
+            Box::new(move || {
+                http_post(addr, "/graphql", json, r#"{"query":"{ payload(size: 4) { message } }"}"#).unwrap()
+            }),
+            r#"{"data":{"payload":{"message":"xxxx"}}}"#.to_string(),
+        ),
+        (
+            "soap",
+            Box::new(move || http_post(addr, "/soap", soap, "<e:Envelope xmlns:e=").unwrap()),
+            "HTTP/1.1 500 Internal Server Error",
+            "<faultcode>soap:Client</faultcode><faultstring>malformed XML",
+            Box::new(move || http_post(addr, "/soap", soap, &envelope("5")).unwrap()),
+            "<message>xxxxx</message>".to_string(),
+        ),
+    ];
+    for (api, bad, bad_status, bad_says, good, good_holds) in cases {
+        for _ in 0..2 {
+            let (status, _, body) = parse(&bad());
+            let body = String::from_utf8_lossy(&body);
+            assert_eq!(status, bad_status, "{api}: {body}");
+            assert!(body.contains(bad_says), "{api}: {body}");
+            let (status, _, body) = parse(&good());
+            let body = String::from_utf8_lossy(&body);
+            assert_eq!(status, "HTTP/1.1 200 OK", "{api} after bad input: {body}");
+            assert!(body.contains(&good_holds), "{api} after bad input: {body}");
+        }
+    }
 }
 
 /// Reads one HTTP/2 frame: (type, flags, stream id, payload).
