@@ -16,7 +16,7 @@
 //! `application/json`, neither of which the specification asks for.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, PoisonError, RwLock};
+use std::sync::Arc;
 
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
@@ -24,7 +24,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use juniper::http::GraphQLRequest;
 use juniper::{graphql_object, EmptyMutation, EmptySubscription, FieldError, FieldResult, InputValue, RootNode};
 
-use crate::routes::PAYLOAD_MAX;
+use crate::routes::{message, PAYLOAD_MAX};
 
 pub type Schema = RootNode<Query, EmptyMutation<()>, EmptySubscription<()>>;
 
@@ -57,17 +57,6 @@ impl Payload {
     fn message(&self) -> &str {
         &self.message
     }
-}
-
-/// The message of `size` bytes, built once per size like the REST payload; Juniper still copies
-/// it into its response value on every call, which is part of what GraphQL costs.
-fn message(size: usize) -> Arc<str> {
-    static CACHE: LazyLock<RwLock<HashMap<usize, Arc<str>>>> = LazyLock::new(Default::default);
-    if let Some(m) = CACHE.read().unwrap_or_else(PoisonError::into_inner).get(&size) {
-        return m.clone();
-    }
-    let m: Arc<str> = "x".repeat(size).into();
-    CACHE.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(m).clone()
 }
 
 pub fn schema() -> Schema {

@@ -79,6 +79,19 @@ fn payload_body(size: usize) -> Bytes {
     CACHE.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(body).clone()
 }
 
+/// The message of `size` bytes of `x` that GraphQL and SOAP answer with, built once per size
+/// like the REST payload, so every API starts from data it already has. Juniper copies it into
+/// its response value and SOAP escapes and copies it into the envelope on every call: that is
+/// their work.
+pub fn message(size: usize) -> std::sync::Arc<str> {
+    static CACHE: LazyLock<RwLock<HashMap<usize, std::sync::Arc<str>>>> = LazyLock::new(Default::default);
+    if let Some(m) = CACHE.read().unwrap_or_else(PoisonError::into_inner).get(&size) {
+        return m.clone();
+    }
+    let m: std::sync::Arc<str> = "x".repeat(size).into();
+    CACHE.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(m).clone()
+}
+
 fn build_payload(size: usize) -> Bytes {
     let mut body = Vec::with_capacity(size);
     body.extend_from_slice(PAYLOAD_HEAD);

@@ -16,7 +16,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{Namespace, ResolveResult};
 use quick_xml::NsReader;
 
-use crate::routes::PAYLOAD_MAX;
+use crate::routes::{message, PAYLOAD_MAX};
 
 pub const ENVELOPE_NS: &str = "http://schemas.xmlsoap.org/soap/envelope/";
 pub const SERVICE_NS: &str = "urn:wirebench:payload";
@@ -179,7 +179,7 @@ fn check_element(
     }
 }
 
-/// The response envelope, written per call with the message escaped as XML text.
+/// The response envelope, written per call with the (cached) message escaped as XML text.
 pub fn get_payload_response(size: usize) -> Vec<u8> {
     const HEAD: &str = concat!(
         r#"<?xml version="1.0" encoding="utf-8"?>"#,
@@ -187,8 +187,8 @@ pub fn get_payload_response(size: usize) -> Vec<u8> {
         r#"<GetPayloadResponse xmlns="urn:wirebench:payload"><message>"#
     );
     const TAIL: &str = "</message></GetPayloadResponse></soap:Body></soap:Envelope>";
-    let message = "x".repeat(size);
-    let text = escape(message.as_str());
+    let message = message(size);
+    let text = escape(&*message);
     let mut out = Vec::with_capacity(HEAD.len() + text.len() + TAIL.len());
     out.extend_from_slice(HEAD.as_bytes());
     out.extend_from_slice(text.as_bytes());
