@@ -410,13 +410,14 @@ impl WithErrors for Measurement {
 
 fn metrics(r: &LoadResult, cpu_s: Option<f64>, rss_kb: Option<u64>, instrument_cpu_s: f64) -> Metrics {
     let secs = r.duration.as_secs_f64();
+    let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     Metrics {
         requests: Some(r.requests),
         errors: Some(r.errors),
         duration_s: Some(secs),
-        rps: Some(if secs > 0.0 { r.requests as f64 / secs } else { 0.0 }),
+        rps: Some(per_s(r.requests)),
         messages: Some(r.messages),
-        messages_per_s: Some(if secs > 0.0 { r.messages as f64 / secs } else { 0.0 }),
+        messages_per_s: Some(per_s(r.messages)),
         bytes_sent: Some(r.bytes_sent),
         bytes_received: Some(r.bytes_received),
         latency_us: Some(r.latency.clone()),
