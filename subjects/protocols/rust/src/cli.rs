@@ -3,11 +3,11 @@
 use std::num::NonZeroUsize;
 
 use clap::error::ErrorKind;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches, Parser};
 
-/// REST subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another.
+/// A subject server's flags (both binaries): a cleartext port and an optional TLS port.
 #[derive(Debug, Parser)]
-#[command(name = "protocols-rust", version, about)]
+#[command(name = "protocols-rust", version)]
 pub struct Cli {
     /// Cleartext port serving HTTP/1.1 and h2c (prior knowledge).
     #[arg(long, env = "PORT")]
@@ -29,8 +29,9 @@ pub struct Cli {
 impl Cli {
     /// Parses the process arguments; a usage error is printed as one line and exits non-zero,
     /// so a supervisor's log shows the cause without clap's multi-line usage block.
-    pub fn parse_or_exit() -> Self {
-        match Self::try_parse() {
+    pub fn parse_or_exit(name: &'static str, about: &'static str) -> Self {
+        let parsed = Self::command().name(name).about(about).try_get_matches().and_then(|m| Self::from_arg_matches(&m));
+        match parsed {
             Ok(cli) => cli,
             Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => err.exit(),
             Err(err) => {

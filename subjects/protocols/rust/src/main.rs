@@ -1,26 +1,18 @@
 //! Entry point: parse the command line, make the TLS configuration, serve until SIGTERM.
 
-mod cli;
-mod graphql;
-mod routes;
-mod soap;
-mod tls;
-
 use std::process::ExitCode;
 use std::time::Duration;
 
 use actix_web::{App, HttpServer};
 use anyhow::Context as _;
+use protocols_rust::{cli, graphql, routes, soap, tls};
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse_or_exit();
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("protocols-rust: {err:#}");
-            ExitCode::FAILURE
-        }
-    }
+    let cli = cli::Cli::parse_or_exit(
+        "protocols-rust",
+        "REST, GraphQL and SOAP subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another.",
+    );
+    protocols_rust::exit_with("protocols-rust", run(&cli))
 }
 
 fn run(cli: &cli::Cli) -> anyhow::Result<()> {

@@ -17,9 +17,7 @@ pub fn server_config() -> anyhow::Result<ServerConfig> {
     // below) must find ring, not panic; an error here only means one is installed already.
     let _ = CryptoProvider::install_default(ring::default_provider());
 
-    let rcgen::CertifiedKey { cert, signing_key } =
-        rcgen::generate_simple_self_signed(["localhost".to_owned(), "127.0.0.1".to_owned()])
-            .context("generating the self-signed certificate")?;
+    let rcgen::CertifiedKey { cert, signing_key } = self_signed()?;
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(signing_key.serialize_der()));
 
     let mut config = ServerConfig::builder_with_provider(provider)
@@ -30,6 +28,12 @@ pub fn server_config() -> anyhow::Result<ServerConfig> {
         .context("loading the certificate into rustls")?;
     config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
     Ok(config)
+}
+
+/// A fresh self-signed certificate for localhost and 127.0.0.1 and its key.
+pub fn self_signed() -> anyhow::Result<rcgen::CertifiedKey<rcgen::KeyPair>> {
+    rcgen::generate_simple_self_signed(["localhost".to_owned(), "127.0.0.1".to_owned()])
+        .context("generating the self-signed certificate")
 }
 
 #[cfg(test)]

@@ -1,0 +1,143 @@
+//! gRPC with tonic and prost (as the study): the `Payloads` service of `proto/payloads.proto` over
+//! h2c on the cleartext port and h2 over TLS on the other, with server reflection (v1 and
+//! v1alpha, for grpcurl and IDEs) and an HTTP/1.1 `GET /health` for the runner's readiness check.
+//!
+//! Bad input is answered with a status, never a crash: an out-of-range size or count is
+//! INVALID_ARGUMENT; bytes that are not the method's protobuf message are INTERNAL (tonic's
+//! decoder, as the gRPC spec's status table has it for a failed parse); an unknown method is
+//! UNIMPLEMENTED.
+
+use std::pin::Pin;
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use tokio_stream::Stream;
+use tonic::service::Routes;
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::cli::Cli;
+use crate::routes::{message, PAYLOAD_MAX};
+
+/// The generated messages and server, and the descriptor set reflection serves.
+pub mod pb {
+    tonic::include_proto!("wirebench.protocols.v1");
+    pub const DESCRIPTOR: &[u8] = tonic::include_file_descriptor_set!("payloads_descriptor");
+}
+
+use pb::payloads_server::{Payloads, PayloadsServer};
+use pb::{Payload, PayloadRequest, StreamRequest, Summary};
+
+/// Messages one server-streaming call may ask for (the REST `/stream` route's limit).
+pub const STREAM_MAX_COUNT: u32 = crate::routes::STREAM_MAX_CHUNKS as u32;
+
+type PayloadStream = Pin<Box<dyn Stream<Item = Result<Payload, Status>> + Send>>;
+
+/// Serves the `Payloads` service; stateless.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PayloadService;
+
+/// A Payload of `size` bytes, sharing the message cache REST, GraphQL and SOAP answer from.
+pub fn payload(size: u32) -> Result<Payload, Status> {
+    let size = size as usize;
+    if !(1..=PAYLOAD_MAX).contains(&size) {
+        return Err(Status::invalid_argument(format!("size must be 1 to {PAYLOAD_MAX}, got {size}")));
+    }
+    Ok(Payload { message: Bytes::from_owner(Shared(message(size))) })
+}
+
+/// The cached message as the bytes a `Bytes` points into: cloning a Payload copies nothing.
+struct Shared(std::sync::Arc<str>);
+
+impl AsRef<[u8]> for Shared {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+#[tonic::async_trait]
+impl Payloads for PayloadService {
+    async fn unary(&self, request: Request<PayloadRequest>) -> Result<Response<Payload>, Status> {
+        payload(request.into_inner().size).map(Response::new)
+    }
+
+    type ServerStreamStream = PayloadStream;
+
+    async fn server_stream(&self, request: Request<StreamRequest>) -> Result<Response<PayloadStream>, Status> {
+        let StreamRequest { size, count } = request.into_inner();
+        let payload = payload(size)?;
+        if !(1..=STREAM_MAX_COUNT).contains(&count) {
+            return Err(Status::invalid_argument(format!("count must be 1 to {STREAM_MAX_COUNT}, got {count}")));
+        }
+        let messages = std::iter::repeat_n(payload, count as usize).map(Ok);
+        Ok(Response::new(Box::pin(tokio_stream::iter(messages))))
+    }
+
+    async fn client_stream(&self, request: Request<Streaming<Payload>>) -> Result<Response<Summary>, Status> {
+        let mut stream = request.into_inner();
+        let mut summary = Summary::default();
+        while let Some(p) = stream.message().await? {
+            summary.messages += 1;
+            summary.bytes += p.message.len() as u64;
+        }
+        Ok(Response::new(summary))
+    }
+
+    type BidiStream = PayloadStream;
+
+    async fn bidi(&self, request: Request<Streaming<Payload>>) -> Result<Response<PayloadStream>, Status> {
+        // Each message goes back as it is decoded; a decoding error ends the call with its status.
+        Ok(Response::new(Box::pin(request.into_inner())))
+    }
+}
+
+/// Every route the server answers: the service, reflection, and `GET /health`.
+pub fn routes() -> anyhow::Result<Routes> {
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::DESCRIPTOR)
+        .build_v1()
+        .context("building server reflection")?;
+    let reflection_alpha = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::DESCRIPTOR)
+        .build_v1alpha()
+        .context("building server reflection")?;
+    let grpc = Routes::new(PayloadsServer::new(PayloadService)).add_service(reflection).add_service(reflection_alpha);
+    Ok(grpc.into_axum_router().route("/health", axum::routing::get(|| async { "ok" })).into())
+}
+
+/// Serves on a multi-threaded runtime of `cli.workers()` threads until the process is stopped.
+pub fn run(cli: &Cli) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cli.workers())
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    runtime.block_on(serve(cli))
+}
+
+async fn serve(cli: &Cli) -> anyhow::Result<()> {
+    let routes = routes()?;
+    let host = cli.host.as_str();
+    let plain = bind(host, cli.port).await?;
+    // HTTP/1.1 is accepted only so the runner's readiness GET reaches /health; gRPC is h2.
+    let mut cleartext = Server::builder().accept_http1(true);
+    let cleartext = cleartext.add_routes(routes.clone()).serve_with_incoming(plain);
+    let Some(tls_port) = cli.tls_port else {
+        return cleartext.await.context("server stopped with an error");
+    };
+    let tls = bind(host, tls_port).await?;
+    let key = crate::tls::self_signed()?;
+    let identity = Identity::from_pem(key.cert.pem(), key.signing_key.serialize_pem());
+    let mut secure =
+        Server::builder().tls_config(ServerTlsConfig::new().identity(identity)).context("loading the certificate")?;
+    let secure = secure.add_routes(routes).serve_with_incoming(tls);
+    tokio::try_join!(cleartext, secure).context("server stopped with an error")?;
+    Ok(())
+}
+
+/// Binds a listener with Nagle off (HEADERS, DATA and trailers are separate writes).
+async fn bind(host: &str, port: u16) -> anyhow::Result<TcpIncoming> {
+    let listener = tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("cannot bind {host}:{port}"))?;
+    Ok(TcpIncoming::from(listener).with_nodelay(Some(true)))
+}

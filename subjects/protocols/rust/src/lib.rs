@@ -1,0 +1,21 @@
+//! The protocols lab's subject servers, one module per API. Two binaries share them:
+//! `protocols-rust` (actix-web: REST, GraphQL, SOAP over HTTP/1.1, h2c and TLS) and
+//! `protocols-grpc` (tonic: gRPC over h2c and TLS).
+
+pub mod cli;
+pub mod graphql;
+pub mod grpc;
+pub mod routes;
+pub mod soap;
+pub mod tls;
+
+/// Runs `serve` and turns its error into one line on stderr and a failing exit code.
+pub fn exit_with(name: &str, result: anyhow::Result<()>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("{name}: {err:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
