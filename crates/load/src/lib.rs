@@ -25,6 +25,7 @@ pub type Constructor = fn() -> Box<dyn Driver>;
 pub const DRIVERS: &[(&str, &str, Constructor)] = &[
     ("http1", "HTTP/1.1 over TCP, or TLS with ALPN http/1.1", drivers::http1::new),
     ("http2", "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2", drivers::http2::new),
+    ("grpc", "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls", drivers::grpc::new),
 ];
 
 /// Driver ids, for suite checking and help text.

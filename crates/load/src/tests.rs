@@ -15,6 +15,9 @@ use wirebench_core::suite::Expect;
 type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
 
 async fn handle(req: hyper::Request<hyper::body::Incoming>) -> Result<hyper::Response<Body>, Infallible> {
+    if req.headers().get("content-type").is_some_and(|v| v == "application/grpc") {
+        return Ok(grpc(req).await);
+    }
     let path = req.uri().path().to_string();
     let full = |b: Bytes| Full::new(b).boxed();
     let resp = if let Some(n) = path.strip_prefix("/bytes/") {
@@ -31,6 +34,55 @@ async fn handle(req: hyper::Request<hyper::body::Incoming>) -> Result<hyper::Res
         r
     };
     Ok(resp)
+}
+
+/// The same routes as gRPC calls (one message of the bytes, "hello world" split across DATA
+/// frames, echo of every message as it arrives, an error status), and the gRPC-only
+/// `/stream/K/N` (K messages of N bytes), `/count` (one message: how many were sent),
+/// `/trailers-only` (a failure in the response headers) and `/no-status`.
+async fn grpc(req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Body> {
+    use futures_util::StreamExt;
+    let path = req.uri().path().to_string();
+    let status = |code: &str| {
+        let mut h = http::HeaderMap::new();
+        h.insert("grpc-status", code.parse().unwrap());
+        h
+    };
+    let answer = |frames: Vec<Bytes>, code: Option<&str>| -> Body {
+        let trailers = code.map(|c| Ok::<_, Infallible>(Frame::trailers(status(c))));
+        let frames = frames.into_iter().map(|b| Ok(Frame::data(b))).chain(trailers);
+        BodyExt::boxed(StreamBody::new(futures_util::stream::iter(frames)))
+    };
+    let frame = |m: &[u8]| drivers::grpc::frame(m).unwrap();
+    let body = if let Some(n) = path.strip_prefix("/bytes/") {
+        answer(vec![frame(&vec![b'x'; n.parse().unwrap()])], Some("0"))
+    } else if path == "/chunked" {
+        let f = frame(b"hello world");
+        answer(vec![f.slice(..3), f.slice(3..10), f.slice(10..)], Some("0"))
+    } else if let Some((k, n)) = path.strip_prefix("/stream/").and_then(|r| r.split_once('/')) {
+        answer(vec![frame(&vec![b'x'; n.parse().unwrap()]); k.parse().unwrap()], Some("0"))
+    } else if path == "/echo" {
+        let data = http_body_util::BodyStream::new(req.into_body())
+            .filter_map(|f| std::future::ready(f.ok().and_then(|f| f.into_data().ok()).map(|d| Ok(Frame::data(d)))));
+        let end = futures_util::stream::iter([Ok(Frame::trailers(status("0")))]);
+        BodyExt::boxed(StreamBody::new(data.chain(end)))
+    } else if path == "/count" {
+        let body = req.into_body().collect().await.map(|c| c.to_bytes()).unwrap_or_default();
+        let mut d = drivers::grpc::Deframer::new(false);
+        d.feed(&body).unwrap();
+        answer(vec![frame(d.messages.to_string().as_bytes())], Some("0"))
+    } else if path == "/trailers-only" {
+        let mut r = hyper::Response::new(Full::new(Bytes::new()).boxed());
+        r.headers_mut().extend(status("13"));
+        return r;
+    } else if path == "/no-status" {
+        answer(vec![frame(b"x")], None)
+    } else {
+        answer(vec![], Some("13"))
+    };
+    let mut r = hyper::Response::new(body);
+    r.headers_mut().insert("content-type", "application/grpc".parse().unwrap());
+    r
 }
 
 /// Starts the server on a thread of its own; returns (plain port, TLS port).
@@ -87,7 +139,24 @@ fn scenario(driver: &str, tls: bool, path: &str) -> Scenario {
     let text = format!(
         "id = \"t\"\nsubject = \"s\"\ndriver = \"{driver}\"\ntls = {tls}\npath = \"{path}\"\nconnections = 2\nrequests = 1"
     );
-    toml::from_str(&text).unwrap()
+    let mut s: Scenario = toml::from_str(&text).unwrap();
+    s.expect.status = ok(driver);
+    s
+}
+
+/// The status of a right answer: gRPC's OK, or HTTP's.
+fn ok(driver: &str) -> u16 {
+    if driver == "grpc" {
+        0
+    } else {
+        200
+    }
+}
+
+/// What the drivers say about the server's `/fail` route (gRPC: INTERNAL, 13).
+fn failed(driver: &str) -> String {
+    let status = if driver == "grpc" { 13 } else { 500 };
+    format!("status {status}, expected {}", ok(driver))
 }
 
 fn target(tls: bool) -> Target {
@@ -110,10 +179,10 @@ fn every_driver_verifies_exact_bodies_and_rejects_wrong_ones() {
         let label = format!("{driver} tls={tls}");
         let mut s = scenario(driver, tls, "/bytes/1024");
         s.expect = Expect {
+            status: ok(driver),
             body_bytes: Some(1024),
             body_sha256: Some(sha256_hex(&[b'x'; 1024])),
             messages: Some(1),
-            ..Expect::default()
         };
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
 
@@ -132,12 +201,17 @@ fn every_driver_verifies_exact_bodies_and_rejects_wrong_ones() {
         assert!(e.starts_with("body sha256 "), "{label}: {e}");
 
         let mut s = scenario(driver, tls, "/chunked");
-        s.expect = Expect { body_bytes: Some(11), body_sha256: Some(sha256_hex(b"hello world")), ..Expect::default() };
+        s.expect = Expect {
+            status: ok(driver),
+            body_bytes: Some(11),
+            body_sha256: Some(sha256_hex(b"hello world")),
+            messages: None,
+        };
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
 
         let s = scenario(driver, tls, "/fail");
         let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
-        assert_eq!(e, "status 500, expected 200", "{label}");
+        assert_eq!(e, failed(driver), "{label}");
     }
 }
 
@@ -183,7 +257,7 @@ fn wrong_answers_are_counted_not_timed() {
         let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(20), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.errors), (0, 20), "{driver}");
-        assert_eq!(r.first_error.as_deref(), Some("status 500, expected 200"));
+        assert_eq!(r.first_error, Some(failed(driver)));
     }
 }
 
@@ -221,6 +295,52 @@ fn bodies_from_text_and_files_are_sent_as_given() {
     s.body_file = Some("/nonexistent/body.bin".into());
     let e = LoadEngine { threads: 1 }.verify(&s, &target(false)).unwrap_err();
     assert!(e.starts_with("body_file `/nonexistent/body.bin`: cannot read"), "{e}");
+}
+
+fn grpc_call(path: &str, params: &str, body: &[u8], tls: bool) -> Scenario {
+    let mut s = scenario("grpc", tls, path);
+    s.params = serde_json::from_str(params).unwrap();
+    s.body = Some(String::from_utf8(body.to_vec()).unwrap());
+    s
+}
+
+#[test]
+fn grpc_calls_in_all_four_modes_carry_and_count_their_messages() {
+    for tls in [false, true] {
+        let verify = |s: &Scenario| LoadEngine { threads: 1 }.verify(s, &target(tls));
+        let mut s = grpc_call("/bytes/10", "{}", b"", tls);
+        s.expect = Expect { status: 0, body_bytes: Some(10), messages: Some(1), ..Expect::default() };
+        verify(&s).unwrap();
+
+        let mut s = grpc_call("/stream/5/10", r#"{"call":"server_stream"}"#, b"", tls);
+        s.expect = Expect { status: 0, body_bytes: Some(50), messages: Some(5), ..Expect::default() };
+        verify(&s).unwrap();
+
+        // The server answers with how many messages it read.
+        let mut s = grpc_call("/count", r#"{"call":"client_stream","messages":4}"#, b"abc", tls);
+        s.expect = Expect { status: 0, messages: Some(4), body_sha256: Some(sha256_hex(b"4")), ..Expect::default() };
+        verify(&s).unwrap();
+
+        // Ping-pong: each echo arrives before the next message is sent.
+        let mut s = grpc_call("/echo", r#"{"call":"bidi","messages":3}"#, b"ping", tls);
+        s.expect = Expect {
+            status: 0,
+            messages: Some(3),
+            body_sha256: Some(sha256_hex(b"pingpingping")),
+            ..Expect::default()
+        };
+        verify(&s).unwrap();
+        let plan = Plan { connections: 2, streams: 2, stop: Stop::Requests(40), rate: None };
+        let r = measure(&s, plan, tls);
+        assert_eq!((r.requests, r.messages, r.errors), (40, 120, 0), "tls={tls}");
+
+        let s = grpc_call("/trailers-only", "{}", b"", tls);
+        assert_eq!(verify(&s).unwrap_err(), "status 13, expected 0");
+        let s = grpc_call("/no-status", "{}", b"", tls);
+        assert_eq!(verify(&s).unwrap_err(), "the gRPC call ended without grpc-status");
+        let s = grpc_call("/echo", r#"{"call":"unary","messages":2}"#, b"", tls);
+        assert!(verify(&s).unwrap_err().contains("messages applies to client_stream and bidi"));
+    }
 }
 
 #[test]

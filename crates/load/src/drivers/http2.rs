@@ -13,7 +13,7 @@ use crate::io::Counters;
 use crate::{tls, LoadError};
 use wirebench_core::runner::Target;
 
-const ALPN: &[u8] = b"h2";
+pub(crate) const ALPN: &[u8] = b"h2";
 const WINDOW: u32 = (1 << 30) - 1;
 
 pub struct Http2 {
@@ -33,19 +33,28 @@ impl Driver for Http2 {
         streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        let io = crate::io::connect(target, counters).await?;
-        let scheme = if target.tls { "https" } else { "http" };
-        let send = if target.tls {
-            handshake(tls::handshake(&self.tls, io, ALPN).await?).await?
-        } else {
-            handshake(io).await?
-        };
-        let head = Rc::new(Head::of(request, scheme)?);
+        let send = open(&self.tls, target, counters).await?;
+        let head = Rc::new(Head::of(request, target)?);
         Ok((0..streams)
             .map(|_| {
                 Box::new(H2 { send: send.clone(), head: head.clone(), body: request.body.clone() }) as Box<dyn Channel>
             })
             .collect())
+    }
+}
+
+/// Opens one HTTP/2 connection to `target`: h2c with prior knowledge, or TLS with ALPN h2.
+/// `tls` is a connector made with ALPN `h2` (see `new`). Shared with the gRPC driver.
+pub(crate) async fn open(
+    tls: &tokio_rustls::TlsConnector,
+    target: &Target,
+    counters: &Rc<Counters>,
+) -> Result<SendRequest<bytes::Bytes>, LoadError> {
+    let io = crate::io::connect(target, counters).await?;
+    if target.tls {
+        handshake(tls::handshake(tls, io, ALPN).await?).await
+    } else {
+        handshake(io).await
     }
 }
 
@@ -66,14 +75,15 @@ async fn handshake<S: AsyncRead + AsyncWrite + Unpin + 'static>(io: S) -> Result
 }
 
 /// The request head, parsed once per connection and cloned per exchange.
-struct Head {
+pub(crate) struct Head {
     method: http::Method,
     uri: http::Uri,
     headers: http::HeaderMap,
 }
 
 impl Head {
-    fn of(r: &RequestSpec, scheme: &str) -> Result<Head, LoadError> {
+    pub(crate) fn of(r: &RequestSpec, target: &Target) -> Result<Head, LoadError> {
+        let scheme = if target.tls { "https" } else { "http" };
         let bad = |e: String| LoadError::Protocol(format!("bad request: {e}"));
         let mut headers = http::HeaderMap::new();
         for (k, v) in &r.headers {
@@ -89,7 +99,7 @@ impl Head {
         })
     }
 
-    fn request(&self) -> http::Request<()> {
+    pub(crate) fn request(&self) -> http::Request<()> {
         let mut req = http::Request::new(());
         *req.method_mut() = self.method.clone();
         *req.uri_mut() = self.uri.clone();

@@ -138,6 +138,7 @@ async fn serve(cli: &Cli) -> anyhow::Result<()> {
 
 /// Binds a listener with Nagle off (HEADERS, DATA and trailers are separate writes).
 async fn bind(host: &str, port: u16) -> anyhow::Result<TcpIncoming> {
-    let listener = tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("cannot bind {host}:{port}"))?;
+    let listener =
+        tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("cannot bind {host}:{port}"))?;
     Ok(TcpIncoming::from(listener).with_nodelay(Some(true)))
 }
