@@ -142,3 +142,58 @@ async fn bind(host: &str, port: u16) -> anyhow::Result<TcpIncoming> {
         tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("cannot bind {host}:{port}"))?;
     Ok(TcpIncoming::from(listener).with_nodelay(Some(true)))
 }
+
+/// The request messages the suites send (`body_file`), by file name under `proto/messages/`:
+/// the protobuf encoding of each, which a test keeps the files equal to.
+pub fn request_messages() -> Vec<(&'static str, Vec<u8>)> {
+    use prost::Message as _;
+    let payload = |size: usize| Payload { message: Bytes::from(vec![b'x'; size]) }.encode_to_vec();
+    vec![
+        ("unary-1kb.binpb", PayloadRequest { size: 1024 }.encode_to_vec()),
+        ("unary-1mb.binpb", PayloadRequest { size: 1 << 20 }.encode_to_vec()),
+        ("server-stream-1kb.binpb", StreamRequest { size: 1024, count: 100 }.encode_to_vec()),
+        ("server-stream-1mb.binpb", StreamRequest { size: 1 << 20, count: 10 }.encode_to_vec()),
+        ("payload-1kb.binpb", payload(1024)),
+        ("payload-1mb.binpb", payload(1 << 20)),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `WIREBENCH_BLESS=1 cargo test -p protocols-rust` writes the files after a change.
+    #[test]
+    fn request_message_files_are_the_protos_encoding() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("proto/messages");
+        let bless = std::env::var_os("WIREBENCH_BLESS").is_some();
+        for (name, bytes) in request_messages() {
+            let path = dir.join(name);
+            if bless {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, &bytes).unwrap();
+            }
+            let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(on_disk == bytes, "{name} differs from its encoding: run with WIREBENCH_BLESS=1");
+        }
+    }
+
+    #[tokio::test]
+    async fn sizes_and_counts_out_of_range_are_invalid_arguments() {
+        let s = PayloadService;
+        let m = s.unary(Request::new(PayloadRequest { size: 3 })).await.unwrap().into_inner();
+        assert_eq!(&m.message[..], b"xxx");
+        for size in [0, PAYLOAD_MAX as u32 + 1] {
+            let e = s.unary(Request::new(PayloadRequest { size })).await.unwrap_err();
+            assert_eq!(e.code(), tonic::Code::InvalidArgument, "{size}");
+        }
+        for count in [0, STREAM_MAX_COUNT + 1] {
+            let e = s.server_stream(Request::new(StreamRequest { size: 1, count })).await.err().unwrap();
+            assert_eq!(e.code(), tonic::Code::InvalidArgument, "{count}");
+        }
+        let stream = s.server_stream(Request::new(StreamRequest { size: 2, count: 3 })).await.unwrap().into_inner();
+        let got: Vec<_> = tokio_stream::StreamExt::collect::<Vec<_>>(stream).await;
+        assert_eq!(got.len(), 3);
+        assert!(got.iter().all(|p| p.as_ref().is_ok_and(|p| &p.message[..] == b"xx")));
+    }
+}

@@ -4,64 +4,12 @@
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{command, free_port, http_get, stderr_of, wait_with_timeout, IO_TIMEOUT, STARTUP_LIMIT};
+
 const BIN: &str = env!("CARGO_BIN_EXE_protocols-rust");
-const STARTUP_LIMIT: Duration = Duration::from_secs(20);
-const POLL_INTERVAL: Duration = Duration::from_millis(20);
-const IO_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// Kills the server if a test fails before it has been stopped.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-fn command(args: &[&str]) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).env_remove("PORT").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
-    cmd
-}
-
-fn wait_with_timeout(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
-    let deadline = Instant::now() + limit;
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return Some(status);
-        }
-        if Instant::now() >= deadline {
-            return None;
-        }
-        std::thread::sleep(POLL_INTERVAL);
-    }
-}
-
-fn stderr_of(child: &mut Child) -> String {
-    let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    err
-}
-
-/// Sends one hand-written HTTP/1.1 request and returns the whole raw response.
-fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<Vec<u8>> {
-    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT)?;
-    stream.set_read_timeout(Some(IO_TIMEOUT))?;
-    write!(stream, "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", addr.port())?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response)?;
-    Ok(response)
-}
 
 /// POSTs `body` with the given extra header lines and returns the whole raw response.
 fn http_post(addr: SocketAddr, path: &str, headers: &str, body: &str) -> std::io::Result<Vec<u8>> {
@@ -97,23 +45,8 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
     headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
 }
 
-fn start(port: u16) -> Server {
-    let port_arg = port.to_string();
-    let mut server = Server(command(&["--port", &port_arg, "--workers", "1"]).spawn().unwrap());
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let deadline = Instant::now() + STARTUP_LIMIT;
-    loop {
-        if let Ok(response) = http_get(addr, "/health") {
-            if response.starts_with(b"HTTP/1.1 200") {
-                return server;
-            }
-        }
-        if let Some(status) = server.0.try_wait().unwrap() {
-            panic!("server exited early ({status}): {}", stderr_of(&mut server.0));
-        }
-        assert!(Instant::now() < deadline, "server did not answer /health within {STARTUP_LIMIT:?}");
-        std::thread::sleep(POLL_INTERVAL);
-    }
+fn start(port: u16) -> common::Server {
+    common::start(BIN, &["--port", &port.to_string(), "--workers", "1"], port)
 }
 
 #[test]
@@ -278,7 +211,7 @@ fn h2c_prior_knowledge_answers_without_nagle_delay() {
 }
 
 fn assert_bind_failure(args: &[&str], port: u16) {
-    let mut child = command(args).spawn().unwrap();
+    let mut child = command(BIN, args).spawn().unwrap();
     let status = wait_with_timeout(&mut child, STARTUP_LIMIT);
     if status.is_none() {
         let _ = child.kill();
@@ -310,7 +243,7 @@ fn taken_tls_port_fails_with_one_line() {
 
 #[test]
 fn bad_flag_is_one_line_usage_error() {
-    let mut child = command(&["--port", "1", "--bogus"]).spawn().unwrap();
+    let mut child = command(BIN, &["--port", "1", "--bogus"]).spawn().unwrap();
     let status = wait_with_timeout(&mut child, STARTUP_LIMIT).expect("exits at once");
     assert!(!status.success());
     let err = stderr_of(&mut child);
