@@ -16,6 +16,7 @@ pub const COLUMNS: &[(&str, bool)] = &[
     ("Transport", false),
     ("Conn×streams", true),
     ("req/s (median, 95 % CI)", true),
+    ("Messages/s", true),
     ("p50", true),
     ("p90", true),
     ("p99", true),
@@ -47,6 +48,8 @@ pub struct Cells {
     pub rps: String,
     /// `19,006–20,994`, or `n = 1` without an interval; empty without req/s.
     pub rps_ci: String,
+    /// Messages per second of a streaming row (`—` when each call carries one message).
+    pub messages: String,
     pub latency: [String; 5],
     pub errors: String,
     /// Bytes on the wire per call, both directions.
@@ -81,6 +84,7 @@ impl Cells {
             model: r.rate_rps.map_or("closed".to_string(), |rate| format!("open {}/s", format::thousands(rate))),
             rps,
             rps_ci,
+            messages: r.messages_per_s().map_or(NONE.to_string(), format::thousands),
             latency: LATENCY_METRICS.map(|m| median(m, format::latency_us)),
             errors: r.errors_total().map_or(NONE.to_string(), format::thousands),
             wire_bytes: median("wire_bytes_per_call", format::thousands),
@@ -98,7 +102,8 @@ pub const TABLE_NOTE: &str = "Latencies are medians over repeats of each repeat'
     Errors are summed over the repeats. CPU and memory are medians. Wire B/call: bytes that crossed \
     the socket in both directions (TLS records, HTTP framing and connection setup included) per \
     completed call; Envelope ×: that over the payload bytes one call carries, so 1.05× means the \
-    protocol added 5 % to the payload.";
+    protocol added 5 % to the payload. Messages/s: for streaming rows, the messages their calls \
+    carried (received, sent, or echoed pairs); req/s counts calls.";
 
 /// Columns of the formats table before the published ones, and whether each is numeric.
 pub const FORMAT_COLUMNS: &[(&str, bool)] = &[

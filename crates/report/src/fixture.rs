@@ -28,6 +28,8 @@ pub struct Spec {
     pub cpu_s: (f64, f64),
     /// Error of a failed repeat written after the completed ones.
     pub error: Option<&'static str>,
+    /// Messages each call carries (a streaming call's count).
+    pub messages_per_call: u64,
 }
 
 impl Spec {
@@ -46,6 +48,7 @@ impl Spec {
             rps: rps.to_vec(),
             cpu_s: (4.0, 1.0),
             error: None,
+            messages_per_call: 1,
         }
     }
 }
@@ -277,6 +280,8 @@ fn metrics(spec: &Spec, repeat: u32, rps: f64) -> Metrics {
         errors: Some(u64::from(repeat == 2)),
         duration_s: Some(5.0),
         rps: Some(rps),
+        messages: Some((rps * 5.0) as u64 * spec.messages_per_call),
+        messages_per_s: Some(rps * spec.messages_per_call as f64),
         bytes_sent: Some((rps * 5.0) as u64 * 100),
         bytes_received: Some((rps * 5.0) as u64 * payload_bytes(spec)),
         latency_us: Some(Latency {

@@ -189,7 +189,7 @@ fn scenarios(out: &mut String, report: &Report) {
         }
         put!(
             out,
-            "| {} | {} ({}) | {} | {} | {} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} ({}) | {} | {} | {} {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             code(&c.id),
             md(&c.subject),
             md(&c.lang),
@@ -198,6 +198,7 @@ fn scenarios(out: &mut String, report: &Report) {
             md(&c.concurrency),
             md(&c.model),
             rps,
+            c.messages,
             c.latency.join(" | "),
             c.errors,
             c.wire_bytes,

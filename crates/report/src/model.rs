@@ -334,6 +334,13 @@ impl Row {
         Some(self.metric("wire_bytes_per_call")?.median / payload)
     }
 
+    /// Median messages/s of a streaming row (more than one message per call); `None` for rows
+    /// whose calls carry one message each, where it would repeat req/s.
+    pub fn messages_per_s(&self) -> Option<f64> {
+        let messages = self.metric("messages_per_s")?.median;
+        (messages > self.rps()?.median * 1.001).then_some(messages)
+    }
+
     /// Errors summed over the repeats that completed.
     pub fn errors_total(&self) -> Option<f64> {
         self.metric("errors").map(|s| (s.mean * s.n as f64).round())
@@ -394,7 +401,7 @@ fn headline(rows: &[Row]) -> Vec<Group> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture;
+    use crate::fixture::{self, Spec};
 
     #[test]
     fn rows_flags_and_headline_follow_the_measurements() {
@@ -433,6 +440,21 @@ mod tests {
         let one = Summary::of(&[100.0]).unwrap();
         let r = Ratio::of(&a, &one).unwrap();
         assert!(r.interval.is_none() && !r.above_one() && !r.below_one());
+    }
+
+    #[test]
+    fn streaming_rows_show_messages_per_second_and_others_a_dash() {
+        let dir = tempfile::tempdir().unwrap();
+        let stream = Spec { messages_per_call: 100, ..Spec::new("stream", "http2", "1KB", &[300.0, 310.0, 290.0]) };
+        fixture::write(dir.path(), &[stream, Spec::new("unary", "http2", "1KB", &[900.0, 910.0, 890.0])], "");
+        let r = Report::of(read_results(dir.path()).unwrap());
+        let row = |id: &str| r.rows.iter().find(|row| row.id() == id).unwrap();
+        assert_eq!(row("stream").messages_per_s(), Some(30_000.0));
+        assert_eq!(row("unary").messages_per_s(), None, "one message per call repeats req/s");
+        let html = crate::html::page(&r, &[]);
+        assert!(html.contains("<th class=\"num\">Messages/s</th>") && html.contains(">30,000<"), "messages column");
+        let md = crate::markdown::summary(&r);
+        assert!(md.contains("| 30,000 |"), "{md}");
     }
 
     #[test]
