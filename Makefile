@@ -10,7 +10,7 @@ FORMATS_TS := subjects/formats/ts
 FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
 
-.PHONY: help setup setup-apt setup-web build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -55,8 +55,13 @@ test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, 
 	cd $(FORMATS_TS) && npm test --silent
 	cd $(FORMATS_JAVA) && $(MVN) test
 
-bench: setup build ## The instrument against h2load and wrk on the same subject: prints ratios
+bench: setup build setup-ghz ## The instrument against h2load, wrk and ghz on the same subjects: prints ratios
 	bench/peers
+
+# ghz (the gRPC peer) from the Go module proxy, only for `make bench`.
+GHZ_VERSION := v0.120.0
+setup-ghz:
+	@command -v ghz >/dev/null || [ -x "$$(go env GOPATH)/bin/ghz" ] || go install github.com/bojand/ghz/cmd/ghz@$(GHZ_VERSION)
 
 lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	$(CARGO) fmt --all --check

@@ -86,10 +86,18 @@ pub struct LoadArgs {
     #[arg(long, default_value = "GET")]
     pub method: String,
     /// Request body of this many bytes.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "body_file")]
     pub body_bytes: Option<usize>,
-    #[arg(long, default_value_t = 200)]
-    pub expect_status: u16,
+    /// Request body from a file (for gRPC: one protobuf message, which the driver frames).
+    #[arg(long)]
+    pub body_file: Option<String>,
+    /// A driver parameter, `key=value`; the value is read as JSON, else taken as a string
+    /// (e.g. `--param call=bidi --param messages=10` for the grpc driver). Repeatable.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Expected status [default: 200; 0 (OK) for the grpc driver].
+    #[arg(long)]
+    pub expect_status: Option<u16>,
     /// Expected body size; answers of another size count as errors.
     #[arg(long)]
     pub expect_bytes: Option<u64>,

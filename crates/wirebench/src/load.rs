@@ -32,8 +32,8 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         path,
         body_bytes: args.body_bytes,
         body: None,
-        body_file: None,
-        params: BTreeMap::new(),
+        body_file: args.body_file.clone(),
+        params: parse_params(&args.params)?,
         payload_bytes: None,
         headers: BTreeMap::new(),
         connections: args.connections,
@@ -43,7 +43,12 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         rate: args.rate,
         warmup_requests: None,
         warmup_s: None,
-        expect: Expect { status: args.expect_status, body_bytes: args.expect_bytes, ..Expect::default() },
+        expect: Expect {
+            // gRPC reports grpc-status, whose OK is 0; every other driver an HTTP status.
+            status: args.expect_status.unwrap_or(if args.driver == "grpc" { 0 } else { 200 }),
+            body_bytes: args.expect_bytes,
+            ..Expect::default()
+        },
         labels: BTreeMap::new(),
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
@@ -58,6 +63,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     if args.json {
         let v = serde_json::json!({
             "requests": r.requests, "errors": r.errors, "duration_s": secs, "rps": rps,
+            "messages": r.messages, "messages_per_s": if secs > 0.0 { r.messages as f64 / secs } else { 0.0 },
             "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received, "cpu_s": cpu_s,
             "latency_us": {"min": l.min, "p50": l.p50, "p90": l.p90, "p99": l.p99, "p999": l.p999, "max": l.max, "mean": l.mean},
             "first_error": r.first_error,
@@ -72,6 +78,21 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `key=value` pairs: the value as JSON (`10`, `true`, `"x"`), else as a plain string.
+fn parse_params(pairs: &[String]) -> anyhow::Result<BTreeMap<String, serde_json::Value>> {
+    pairs
+        .iter()
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').with_context(|| format!("--param `{pair}`: expected key=value"))?;
+            if k.is_empty() {
+                bail!("--param `{pair}`: the key is empty");
+            }
+            let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()));
+            Ok((k.to_string(), value))
+        })
+        .collect()
 }
 
 /// Splits `http[s]://host:port/path`; only loopback hosts are accepted.
@@ -97,7 +118,16 @@ fn parse_url(url: &str) -> anyhow::Result<(Target, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_url;
+    use super::{parse_params, parse_url};
+
+    #[test]
+    fn params_are_json_values_or_strings() {
+        let p = parse_params(&["messages=10".into(), "call=bidi".into(), "x=\"q\"".into()]).unwrap();
+        assert_eq!(p["messages"], serde_json::json!(10));
+        assert_eq!((p["call"].as_str(), p["x"].as_str()), (Some("bidi"), Some("q")));
+        assert!(parse_params(&["novalue".into()]).unwrap_err().to_string().contains("expected key=value"));
+        assert!(parse_params(&["=1".into()]).is_err());
+    }
 
     #[test]
     fn urls_parse_and_only_loopback_is_allowed() {

@@ -21,6 +21,19 @@
 //! later axis overrides an earlier one's scalar (`streams = 1` on `h1` beats a payload's
 //! `streams = 10`), and tables (`labels`, `expect`, `headers`, `params`) merge key by key.
 //! Expanded rows come before the hand-written `[[scenarios]]`, in matrix order.
+//!
+//! An axis several matrices share is written once at the top of the suite and named by each
+//! matrix that uses it; shared axes come after the matrix's own, in the order listed:
+//!
+//! ```toml
+//! [axes.transport]
+//! h1 = { driver = "http1", labels = { transport = "h1" } }
+//! h2c = { driver = "http2", labels = { transport = "h2c" } }
+//!
+//! [[matrix]]
+//! id = "graphql-{transport}-{payload}"
+//! shared_axes = ["transport"]
+//! ```
 
 use toml::{Table, Value};
 
@@ -36,6 +49,11 @@ pub fn expand(table: &mut Table) -> Result<Origins, (String, String)> {
         Some(Value::Array(m)) => m,
         Some(_) => return Err(("matrix".into(), "must be an array of tables: write [[matrix]]".into())),
     };
+    let shared = match table.remove("axes") {
+        None => Table::new(),
+        Some(Value::Table(a)) => a,
+        Some(_) => return Err(("axes".into(), "must be a table of shared axes, like [axes.transport]".into())),
+    };
     let mut rows = Vec::new();
     let mut origins = Vec::new();
     for (m, matrix) in matrices.into_iter().enumerate() {
@@ -43,7 +61,7 @@ pub fn expand(table: &mut Table) -> Result<Origins, (String, String)> {
         let Value::Table(matrix) = matrix else {
             return Err((key, "must be a table: write [[matrix]]".into()));
         };
-        for (id, row) in expand_one(matrix, &key)? {
+        for (id, row) in expand_one(matrix, &shared, &key)? {
             origins.push(format!("{key} ({id})"));
             rows.push(Value::Table(row));
         }
@@ -65,17 +83,41 @@ pub fn expand(table: &mut Table) -> Result<Origins, (String, String)> {
     Ok(origins)
 }
 
-/// One matrix's rows as (id, scenario table).
-fn expand_one(mut matrix: Table, key: &str) -> Result<Vec<(String, Table)>, (String, String)> {
+/// One matrix's rows as (id, scenario table); `shared` holds the suite's `[axes]`.
+fn expand_one(mut matrix: Table, shared: &Table, key: &str) -> Result<Vec<(String, Table)>, (String, String)> {
     let bad = |k: &str, message: String| Err((format!("{key}.{k}"), message));
     let template = match matrix.remove("id") {
         Some(Value::String(t)) => t,
         _ => return bad("id", "must be an id template naming every axis, like \"rest-{transport}-{payload}\"".into()),
     };
-    let axes = match matrix.remove("axes") {
-        Some(Value::Table(a)) if !a.is_empty() => a,
-        _ => return bad("axes", "must be a table of axes, like [matrix.axes.payload]".into()),
+    let mut axes = match matrix.remove("axes") {
+        None => Table::new(),
+        Some(Value::Table(a)) => a,
+        Some(_) => return bad("axes", "must be a table of axes, like [matrix.axes.payload]".into()),
     };
+    let uses = match matrix.remove("shared_axes") {
+        None => Vec::new(),
+        Some(Value::Array(names)) => names,
+        Some(_) => return bad("shared_axes", "must be a list of the suite's axes, like [\"transport\"]".into()),
+    };
+    for name in uses {
+        let known = || shared.keys().map(String::as_str).collect::<Vec<_>>().join(", ");
+        let Some(name) = name.as_str() else {
+            return bad("shared_axes", format!("`{name}` is not an axis name"));
+        };
+        let Some(values) = shared.get(name) else {
+            return bad(
+                "shared_axes",
+                format!("the suite has no axis `{name}` (write [axes.{name}]); axes: {}", known()),
+            );
+        };
+        if axes.insert(name.to_string(), values.clone()).is_some() {
+            return bad("shared_axes", format!("`{name}` is also one of the matrix's own axes"));
+        }
+    }
+    if axes.is_empty() {
+        return bad("axes", "must be a table of axes, like [matrix.axes.payload]".into());
+    }
     let placeholders = placeholders(&template).map_err(|m| (format!("{key}.id"), m))?;
     for name in &placeholders {
         if !axes.contains_key(name) {
@@ -238,6 +280,40 @@ mod tests {
         assert_eq!(labels["transport"].as_str(), Some("h2+tls"));
         assert_eq!(rows[2].get("tls").and_then(Value::as_bool), Some(true));
         assert_eq!(rows[1].get("tls"), None);
+    }
+
+    #[test]
+    fn shared_axes_are_written_once_and_come_after_the_matrix_own() {
+        let shared = MATRIX
+            .replace("[matrix.axes.transport]", "[axes.transport]")
+            .replace("labels = { api = \"rest\" }", "labels = { api = \"rest\" }\nshared_axes = [\"transport\"]");
+        // The top-level table must come first in TOML, so move it above the matrix.
+        let (head, transport) = shared.split_at(shared.find("[axes.transport]").unwrap());
+        let text = format!("{transport}\n{head}");
+        let (rows, _) = expanded(&text).unwrap();
+        let (want, _) = expanded(MATRIX).unwrap();
+        assert_eq!(rows, want);
+
+        let twice = format!("{text}\n[[matrix]]\nid = \"other-{{transport}}\"\nshared_axes = [\"transport\"]\n");
+        let (rows, _) = expanded(&twice).unwrap();
+        let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        assert_eq!(ids[6..], ["other-h1", "other-h2c", "other-h2-tls", "by-hand"]);
+
+        for (bad, says) in [
+            (text.replace("shared_axes = [\"transport\"]", "shared_axes = [\"tls\"]"), "no axis `tls`"),
+            (text.replace("shared_axes = [\"transport\"]", "shared_axes = \"transport\""), "must be a list"),
+            (text.replace("shared_axes = [\"transport\"]", "shared_axes = [1]"), "not an axis name"),
+            (
+                text.replace("[matrix.axes.payload]", "[matrix.axes.transport]\nx = {}\n[matrix.axes.payload]"),
+                "also one of the matrix's own axes",
+            ),
+        ] {
+            let (k, m) = expanded(&bad).unwrap_err();
+            assert_eq!(k, "matrix[0].shared_axes", "{m}");
+            assert!(m.contains(says), "{m}");
+        }
+        let (k, _) = expanded("axes = 3\n").unwrap_err();
+        assert_eq!(k, "axes");
     }
 
     #[test]
