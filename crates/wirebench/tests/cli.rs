@@ -67,8 +67,11 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         wirebench_core::suite::Suite::load(&workspace().join("suites/smoke.toml"), &wirebench_load::driver_ids())
             .unwrap();
     assert_eq!(rows.len(), suite.scenarios.len(), "one row per smoke scenario");
-    for api in ["rest", "graphql", "soap"] {
+    for api in ["rest", "graphql", "soap", "grpc"] {
         assert!(rows.iter().any(|r| r["params"]["api"] == api), "the smoke suite runs {api}");
+    }
+    for driver in wirebench_load::driver_ids() {
+        assert!(rows.iter().any(|r| r["protocol"] == driver), "the smoke suite runs the {driver} driver");
     }
     for row in &rows {
         assert!(validator.is_valid(row), "valid against schema: {row}");
@@ -77,7 +80,10 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         assert!(row["metrics"]["rps"].as_f64().unwrap() > 0.0);
         assert!(row["metrics"]["cpu_s"].as_f64().is_some(), "subject CPU sampled");
         assert!(row["metrics"]["rss_kb"].as_u64().unwrap() > 0, "subject RSS sampled");
-        assert_eq!(row["metrics"]["messages"], row["metrics"]["requests"], "plain HTTP: one message a call");
+        // One message a call, or the stream's count for a streaming call.
+        let scenario = suite.scenarios.iter().find(|s| row["scenario"] == s.id.as_str()).unwrap();
+        let per_call = scenario.expect.messages.unwrap_or(1);
+        assert_eq!(row["metrics"]["messages"].as_u64(), row["metrics"]["requests"].as_u64().map(|n| n * per_call));
         // Every call carries its payload and then some: the envelope.
         if let Some(payload) = row["params"]["payload_bytes"].as_u64() {
             let m = &row["metrics"];
