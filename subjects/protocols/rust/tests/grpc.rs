@@ -1,7 +1,7 @@
 //! End-to-end checks of the gRPC binary through the instrument's `grpc` driver: all four call
 //! modes over h2c and TLS with the suites' request files, bodies checked against the protobuf
-//! encoding; malformed and out-of-range input answered with its status, then a good call; a
-//! taken port is a one-line error.
+//! encoding; malformed and out-of-range input answered with its status, then a good call; server
+//! reflection; a taken port is a one-line error.
 
 use prost::Message as _;
 use sha2::{Digest, Sha256};
@@ -90,6 +90,45 @@ fn every_call_mode_answers_over_h2c_and_tls_and_bad_input_gets_its_status() {
             verify(&unary).unwrap_or_else(|e| panic!("after {name}, tls={tls}: {e}"));
         }
     }
+}
+
+/// grpcurl's first call: list the services over the reflection stream, through the driver.
+#[test]
+fn reflection_lists_the_payloads_service() {
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+    use tonic_reflection::pb::v1::{ServerReflectionRequest, ServerReflectionResponse};
+    use wirebench_load::driver::RequestSpec;
+
+    let port = common::free_port();
+    let _server = common::start(BIN, &["--port", &port.to_string(), "--workers", "1"], port);
+    let list = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let request = std::rc::Rc::new(RequestSpec {
+        method: "POST".into(),
+        path: "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo".into(),
+        authority: format!("127.0.0.1:{port}"),
+        headers: Vec::new(),
+        body: list.encode_to_vec().into(),
+        params: [("call".to_string(), serde_json::json!("bidi"))].into(),
+    });
+    let target = Target { host: "127.0.0.1".into(), port, tls: false };
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let reply = tokio::task::LocalSet::new().block_on(&rt, async {
+        let counters = std::rc::Rc::new(wirebench_load::io::Counters::default());
+        let driver = (wirebench_load::driver("grpc").unwrap())();
+        let mut channels = driver.connect(&target, &request, 1, &counters).await.unwrap();
+        channels[0].exchange(true).await.unwrap()
+    });
+    assert_eq!((reply.status, reply.messages), (0, 1));
+    let response = ServerReflectionResponse::decode(reply.body.unwrap().as_slice()).unwrap();
+    let Some(MessageResponse::ListServicesResponse(list)) = response.message_response else {
+        panic!("not a service list: {response:?}");
+    };
+    let names: Vec<&str> = list.service.iter().map(|s| s.name.as_str()).collect();
+    assert!(names.contains(&"wirebench.protocols.v1.Payloads"), "{names:?}");
 }
 
 #[test]
