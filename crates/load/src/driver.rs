@@ -60,4 +60,10 @@ pub trait Driver {
 pub trait Channel {
     /// Sends the request and reads the whole answer; keeps the body if `keep_body`.
     async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError>;
+
+    /// Ends the channel's session when the load is over (a WebSocket close handshake); most
+    /// protocols need nothing. The worker bounds it in time and ignores its errors.
+    async fn close(&mut self) -> Result<(), LoadError> {
+        Ok(())
+    }
 }

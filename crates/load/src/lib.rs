@@ -21,24 +21,59 @@ use wirebench_core::suite::{Expect, Scenario};
 /// Makes a driver; each load thread makes its own.
 pub type Constructor = fn() -> Box<dyn Driver>;
 
-/// Every driver by id: the id is the suite's `driver`, the CLI's `--driver` and the report's column.
-pub const DRIVERS: &[(&str, &str, Constructor)] = &[
-    ("http1", "HTTP/1.1 over TCP, or TLS with ALPN http/1.1", drivers::http1::new),
-    ("http2", "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2", drivers::http2::new),
-    ("grpc", "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls", drivers::grpc::new),
+/// A registered driver.
+pub struct DriverInfo {
+    /// The suite's `driver`, the CLI's `--driver` and the report's protocol column.
+    pub id: &'static str,
+    pub help: &'static str,
+    /// The status a right answer has: HTTP's 200, gRPC's OK (0), WebSocket's upgrade (101).
+    /// `wirebench load` expects it unless told otherwise; suites state theirs.
+    pub ok_status: u16,
+    pub new: Constructor,
+}
+
+/// Every driver, by id.
+pub const DRIVERS: &[DriverInfo] = &[
+    DriverInfo {
+        id: "http1",
+        help: "HTTP/1.1 over TCP, or TLS with ALPN http/1.1",
+        ok_status: 200,
+        new: drivers::http1::new,
+    },
+    DriverInfo {
+        id: "http2",
+        help: "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2",
+        ok_status: 200,
+        new: drivers::http2::new,
+    },
+    DriverInfo {
+        id: "grpc",
+        help: "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls",
+        ok_status: 0,
+        new: drivers::grpc::new,
+    },
+    DriverInfo {
+        id: "websocket",
+        help: "WebSocket (ws:// or wss://): a text request, one or more frames back, per exchange",
+        ok_status: 101,
+        new: drivers::websocket::new,
+    },
 ];
 
 /// Driver ids, for suite checking and help text.
 pub fn driver_ids() -> Vec<&'static str> {
-    DRIVERS.iter().map(|(id, _, _)| *id).collect()
+    DRIVERS.iter().map(|d| d.id).collect()
+}
+
+pub fn driver_info(id: &str) -> Result<&'static DriverInfo, LoadError> {
+    DRIVERS
+        .iter()
+        .find(|d| d.id == id)
+        .ok_or_else(|| LoadError::Unsupported(format!("unknown driver `{id}`; known: {}", driver_ids().join(", "))))
 }
 
 pub fn driver(id: &str) -> Result<Constructor, LoadError> {
-    DRIVERS
-        .iter()
-        .find(|(d, _, _)| *d == id)
-        .map(|(_, _, new)| *new)
-        .ok_or_else(|| LoadError::Unsupported(format!("unknown driver `{id}`; known: {}", driver_ids().join(", "))))
+    driver_info(id).map(|d| d.new)
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -126,6 +161,7 @@ pub fn verify(new_driver: Constructor, s: &Scenario, target: &Target) -> Result<
                 return Err(LoadError::Protocol(wrong));
             }
         }
+        let _ = tokio::time::timeout(worker::CLOSE_TIMEOUT, channels[0].close()).await;
         Ok(())
     })
 }

@@ -18,6 +18,9 @@ async fn handle(req: hyper::Request<hyper::body::Incoming>) -> Result<hyper::Res
     if req.headers().get("content-type").is_some_and(|v| v == "application/grpc") {
         return Ok(grpc(req).await);
     }
+    if req.headers().get("upgrade").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket")) {
+        return Ok(websocket(req));
+    }
     let path = req.uri().path().to_string();
     let full = |b: Bytes| Full::new(b).boxed();
     let resp = if let Some(n) = path.strip_prefix("/bytes/") {
@@ -85,6 +88,58 @@ async fn grpc(req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Bod
     r
 }
 
+/// The same routes over WebSocket: the upgrade's path picks what every request is answered
+/// with (`/bytes/N`: N bytes; `/chunked`: "hello world"; `/echo`: the request; `/frames/K/N`: K
+/// frames of N bytes; `/close`: a close frame with 1011); `/fail` refuses the upgrade with 500.
+fn websocket(mut req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Body> {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::protocol::{frame::coding::CloseCode, CloseFrame, Role};
+    use tokio_tungstenite::tungstenite::Message;
+    let path = req.uri().path().to_string();
+    if path == "/fail" {
+        let mut r = hyper::Response::new(Full::new(Bytes::from_static(b"nope")).boxed());
+        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        return r;
+    }
+    let key = req.headers().get("sec-websocket-key").cloned().unwrap();
+    let upgraded = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        let io = TokioIo::new(upgraded.await.unwrap());
+        let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(io, Role::Server, None).await;
+        while let Some(Ok(m)) = ws.next().await {
+            let request = match m {
+                Message::Text(t) => Bytes::from(t),
+                Message::Binary(b) => b,
+                _ => continue,
+            };
+            let frames: Vec<Message> = if let Some(n) = path.strip_prefix("/bytes/") {
+                vec![Message::Text("x".repeat(n.parse().unwrap()).into())]
+            } else if let Some((k, n)) = path.strip_prefix("/frames/").and_then(|r| r.split_once('/')) {
+                vec![Message::Binary(vec![b'x'; n.parse().unwrap()].into()); k.parse().unwrap()]
+            } else if path == "/chunked" {
+                vec![Message::Text("hello world".into())]
+            } else if path == "/echo" {
+                vec![Message::Binary(request)]
+            } else {
+                let close = CloseFrame { code: CloseCode::Error, reason: "no such route".into() };
+                let _ = ws.close(Some(close)).await;
+                continue;
+            };
+            for f in frames {
+                ws.feed(f).await.unwrap();
+            }
+            ws.flush().await.unwrap();
+        }
+    });
+    let mut r = hyper::Response::new(Full::new(Bytes::new()).boxed());
+    *r.status_mut() = hyper::StatusCode::SWITCHING_PROTOCOLS;
+    let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
+    r.headers_mut().insert("connection", "Upgrade".parse().unwrap());
+    r.headers_mut().insert("upgrade", "websocket".parse().unwrap());
+    r.headers_mut().insert("sec-websocket-accept", accept.parse().unwrap());
+    r
+}
+
 /// Starts the server on a thread of its own; returns (plain port, TLS port).
 fn server() -> (u16, u16) {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -125,7 +180,7 @@ fn server() -> (u16, u16) {
 fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static>(io: TokioIo<S>) {
     tokio::spawn(async move {
         let _ = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
-            .serve_connection(io, hyper::service::service_fn(handle))
+            .serve_connection_with_upgrades(io, hyper::service::service_fn(handle))
             .await;
     });
 }
@@ -144,19 +199,24 @@ fn scenario(driver: &str, tls: bool, path: &str) -> Scenario {
     s
 }
 
-/// The status of a right answer: gRPC's OK, or HTTP's.
+/// The status of a right answer: the driver's own.
 fn ok(driver: &str) -> u16 {
-    if driver == "grpc" {
-        0
-    } else {
-        200
+    driver_info(driver).unwrap().ok_status
+}
+
+/// What the drivers say about the server's `/fail` route (gRPC: INTERNAL, 13; WebSocket: the
+/// upgrade was refused).
+fn failed(driver: &str) -> String {
+    match driver {
+        "websocket" => "WebSocket handshake: HTTP error: 500 Internal Server Error".into(),
+        "grpc" => format!("status 13, expected {}", ok(driver)),
+        _ => format!("status 500, expected {}", ok(driver)),
     }
 }
 
-/// What the drivers say about the server's `/fail` route (gRPC: INTERNAL, 13).
-fn failed(driver: &str) -> String {
-    let status = if driver == "grpc" { 13 } else { 500 };
-    format!("status {status}, expected {}", ok(driver))
+/// Drivers that carry one exchange per connection at a time.
+fn one_at_a_time(driver: &str) -> bool {
+    matches!(driver, "http1" | "websocket")
 }
 
 fn target(tls: bool) -> Target {
@@ -166,7 +226,7 @@ fn target(tls: bool) -> Target {
 
 /// Every registered driver over both transports.
 fn every_driver() -> Vec<(&'static str, bool)> {
-    DRIVERS.iter().flat_map(|(id, _, _)| [(*id, false), (*id, true)]).collect()
+    DRIVERS.iter().flat_map(|d| [(d.id, false), (d.id, true)]).collect()
 }
 
 fn sha256_hex(b: &[u8]) -> String {
@@ -226,14 +286,15 @@ fn measure(s: &Scenario, plan: Plan, tls: bool) -> LoadResult {
 fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
     for (driver, tls) in every_driver() {
         let label = format!("{driver} tls={tls}");
-        let streams = if driver == "http1" { 1 } else { 3 };
+        let streams = if one_at_a_time(driver) { 1 } else { 3 };
         let mut s = scenario(driver, tls, "/bytes/1024");
         s.expect.body_bytes = Some(1024);
 
         let plan = Plan { connections: 3, streams, stop: Stop::Requests(300), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.errors), (300, 0), "{label}");
-        assert!(r.bytes_received > 300 * 1024 && r.bytes_sent > 300 * 20, "{label}: {r:?}");
+        // Every call sends something: an HTTP request, a gRPC frame, a masked WebSocket frame (6+ bytes).
+        assert!(r.bytes_received > 300 * 1024 && r.bytes_sent > 300 * 6, "{label}: {r:?}");
         assert!(r.latency.min >= 1 && r.latency.p50 <= r.latency.p99 && r.latency.p99 <= r.latency.max, "{label}");
         assert_eq!(r.latency.curve.len(), 12);
 
@@ -252,7 +313,9 @@ fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
 
 #[test]
 fn wrong_answers_are_counted_not_timed() {
-    for (driver, tls) in every_driver() {
+    // A WebSocket has no per-exchange status: its refused upgrade fails the connection (above),
+    // and a session the server closes is an error (websocket_* below).
+    for (driver, tls) in every_driver().into_iter().filter(|(d, _)| *d != "websocket") {
         let s = scenario(driver, tls, "/fail");
         let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(20), rate: None };
         let r = measure(&s, plan, tls);
@@ -341,6 +404,32 @@ fn grpc_calls_in_all_four_modes_carry_and_count_their_messages() {
         let s = grpc_call("/echo", r#"{"call":"unary","messages":2}"#, b"", tls);
         assert!(verify(&s).unwrap_err().contains("messages applies to client_stream and bidi"));
     }
+}
+
+#[test]
+fn websocket_exchanges_count_frames_and_a_closing_server_is_an_error() {
+    for tls in [false, true] {
+        let mut s = scenario("websocket", tls, "/frames/4/10");
+        s.body = Some("go".into());
+        s.params = serde_json::from_str(r#"{"frames":4}"#).unwrap();
+        s.expect = Expect { status: 101, body_bytes: Some(40), messages: Some(4), ..Expect::default() };
+        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap();
+        let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(50), rate: None };
+        let r = measure(&s, plan, tls);
+        assert_eq!((r.requests, r.messages, r.errors), (50, 200, 0), "tls={tls}");
+
+        let mut s = scenario("websocket", tls, "/close");
+        s.body = Some("go".into());
+        let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
+        assert_eq!(e, "the server closed the WebSocket: 1011 no such route");
+        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(5), rate: None };
+        let r = LoadEngine { threads: 1 }.measure(&s, &plan, &target(tls), &AtomicU64::new(0)).unwrap();
+        assert_eq!((r.requests, r.errors), (0, 1), "the channel ends at its first error");
+    }
+    let s = scenario("websocket", false, "/bytes/1");
+    let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(2), rate: None };
+    let e = LoadEngine { threads: 1 }.measure(&s, &plan, &target(false), &AtomicU64::new(0)).unwrap_err();
+    assert!(e.starts_with("websocket carries one exchange at a time"), "{e}");
 }
 
 #[test]

@@ -161,8 +161,23 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
     local.block_on(&rt, tokio::task::unconstrained(load))
 }
 
+/// How long a channel may take to end its session after the load (see `Channel::close`).
+pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
 async fn channel_loop(
     mut channel: Box<dyn Channel>,
+    shared: &Shared<'_>,
+    start: Instant,
+    histogram: Rc<RefCell<Histogram<u64>>>,
+    tally: Rc<RefCell<Tally>>,
+) {
+    calls(channel.as_mut(), shared, start, histogram, tally).await;
+    let _ = tokio::time::timeout(CLOSE_TIMEOUT, channel.close()).await;
+}
+
+/// Calls until the stop condition, or until the channel fails.
+async fn calls(
+    channel: &mut dyn Channel,
     shared: &Shared<'_>,
     start: Instant,
     histogram: Rc<RefCell<Histogram<u64>>>,

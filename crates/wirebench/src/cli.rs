@@ -63,7 +63,7 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// http://host:port/path or https://host:port/path (loopback only).
+    /// http://host:port/path or https://host:port/path, ws:// or wss:// (loopback only).
     pub url: String,
     /// Load driver (see `wirebench list`).
     #[arg(long, default_value = "http1")]
@@ -95,7 +95,7 @@ pub struct LoadArgs {
     /// (e.g. `--param call=bidi --param messages=10` for the grpc driver). Repeatable.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
-    /// Expected status [default: 200; 0 (OK) for the grpc driver].
+    /// Expected status [default: the driver's: 200 for HTTP, 0 (OK) for grpc, 101 for websocket].
     #[arg(long)]
     pub expect_status: Option<u16>,
     /// Expected body size; answers of another size count as errors.

@@ -31,8 +31,8 @@ pub fn list(args: &ListArgs) -> anyhow::Result<()> {
         }
     }
     println!("Drivers:");
-    for (id, help, _) in wirebench_load::DRIVERS {
-        println!("  {id:<8} {help}");
+    for wirebench_load::DriverInfo { id, help, .. } in wirebench_load::DRIVERS {
+        println!("  {id:<10} {help}");
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ use wirebench_load::LoadEngine;
 
 pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let (target, path) = parse_url(&args.url)?;
-    wirebench_load::driver(&args.driver)?;
+    let driver = wirebench_load::driver_info(&args.driver)?;
     let stop = match (args.requests, args.duration) {
         (Some(n), None) => Stop::Requests(n),
         (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
@@ -44,8 +44,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         warmup_requests: None,
         warmup_s: None,
         expect: Expect {
-            // gRPC reports grpc-status, whose OK is 0; every other driver an HTTP status.
-            status: args.expect_status.unwrap_or(if args.driver == "grpc" { 0 } else { 200 }),
+            status: args.expect_status.unwrap_or(driver.ok_status),
             body_bytes: args.expect_bytes,
             ..Expect::default()
         },
@@ -95,14 +94,11 @@ fn parse_params(pairs: &[String]) -> anyhow::Result<BTreeMap<String, serde_json:
         .collect()
 }
 
-/// Splits `http[s]://host:port/path`; only loopback hosts are accepted.
+/// Splits `http[s]://host:port/path` (or `ws[s]://`); only loopback hosts are accepted.
 fn parse_url(url: &str) -> anyhow::Result<(Target, String)> {
-    let (tls, rest) = if let Some(r) = url.strip_prefix("https://") {
-        (true, r)
-    } else if let Some(r) = url.strip_prefix("http://") {
-        (false, r)
-    } else {
-        bail!("`{url}`: expected http://host:port/path or https://...");
+    let schemes = [("https://", true), ("http://", false), ("wss://", true), ("ws://", false)];
+    let Some((tls, rest)) = schemes.iter().find_map(|(s, tls)| url.strip_prefix(s).map(|r| (*tls, r))) else {
+        bail!("`{url}`: expected http://host:port/path, https://..., ws://... or wss://...");
     };
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let (host, port) = authority.rsplit_once(':').with_context(|| format!("`{url}`: the URL needs a port"))?;
@@ -134,6 +130,7 @@ mod tests {
         let (t, p) = parse_url("https://127.0.0.1:8443/payload/1024").unwrap();
         assert_eq!((t.host.as_str(), t.port, t.tls, p.as_str()), ("127.0.0.1", 8443, true, "/payload/1024"));
         assert_eq!(parse_url("http://localhost:80").unwrap().1, "/");
+        assert!(parse_url("wss://127.0.0.1:1/ws").unwrap().0.tls && !parse_url("ws://[::1]:1/ws").unwrap().0.tls);
         for bad in ["ftp://x", "http://127.0.0.1/x", "http://127.0.0.1:x/", "http://10.0.0.1:80/"] {
             assert!(parse_url(bad).is_err(), "{bad}");
         }

@@ -4,3 +4,4 @@
 pub mod grpc;
 pub mod http1;
 pub mod http2;
+pub mod websocket;

@@ -18,7 +18,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::cli::Cli;
-use crate::routes::{message, PAYLOAD_MAX};
+use crate::routes::{message_bytes, PAYLOAD_MAX};
 
 /// The generated messages and server, and the descriptor set reflection serves.
 pub mod pb {
@@ -44,16 +44,7 @@ pub fn payload(size: u32) -> Result<Payload, Status> {
     if !(1..=PAYLOAD_MAX).contains(&size) {
         return Err(Status::invalid_argument(format!("size must be 1 to {PAYLOAD_MAX}, got {size}")));
     }
-    Ok(Payload { message: Bytes::from_owner(Shared(message(size))) })
-}
-
-/// The cached message as the bytes a `Bytes` points into: cloning a Payload copies nothing.
-struct Shared(std::sync::Arc<str>);
-
-impl AsRef<[u8]> for Shared {
-    fn as_ref(&self) -> &[u8] {
-        self.0.as_bytes()
-    }
+    Ok(Payload { message: message_bytes(size) })
 }
 
 #[tonic::async_trait]

@@ -92,6 +92,19 @@ pub fn message(size: usize) -> std::sync::Arc<str> {
     CACHE.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(m).clone()
 }
 
+/// `message(size)` as `Bytes` sharing the cached string: cloning it copies nothing.
+pub fn message_bytes(size: usize) -> Bytes {
+    Bytes::from_owner(SharedMessage(message(size)))
+}
+
+struct SharedMessage(std::sync::Arc<str>);
+
+impl AsRef<[u8]> for SharedMessage {
+    fn as_ref(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
 fn build_payload(size: usize) -> Bytes {
     let mut body = Vec::with_capacity(size);
     body.extend_from_slice(PAYLOAD_HEAD);

@@ -132,13 +132,6 @@ fn reflection_lists_the_payloads_service() {
 }
 
 #[test]
-fn taken_port_fails_with_one_line() {
-    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = taken.local_addr().unwrap().port().to_string();
-    let mut child = common::command(BIN, &["--port", &port]).spawn().unwrap();
-    let status = common::wait_with_timeout(&mut child, common::STARTUP_LIMIT).expect("exits at once");
-    assert!(!status.success());
-    let err = common::stderr_of(&mut child);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with(&format!("protocols-grpc: cannot bind 127.0.0.1:{port}")), "{err}");
+fn taken_ports_fail_with_one_line() {
+    common::assert_taken_ports_fail(BIN);
 }

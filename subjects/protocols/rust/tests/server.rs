@@ -210,27 +210,11 @@ fn h2c_prior_knowledge_answers_without_nagle_delay() {
     );
 }
 
-fn assert_bind_failure(args: &[&str], port: u16) {
-    let mut child = command(BIN, args).spawn().unwrap();
-    let status = wait_with_timeout(&mut child, STARTUP_LIMIT);
-    if status.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("server kept running although port {port} was taken");
-    }
-    assert_eq!(status.unwrap().code(), Some(1));
-    let err = stderr_of(&mut child);
-    let prefix = format!("protocols-rust: cannot bind 127.0.0.1:{port}: ");
-    assert!(err.starts_with(&prefix), "stderr: {err:?}");
-    assert!(err.contains("os error"), "stderr: {err:?}");
-    assert_eq!(err.lines().count(), 1, "stderr: {err:?}");
-}
-
 #[test]
 fn taken_port_fails_with_one_line() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
-    assert_bind_failure(&["--port", &port.to_string()], port);
+    common::assert_bind_failure(BIN, &["--port", &port.to_string()], port);
 }
 
 #[test]
@@ -238,7 +222,7 @@ fn taken_tls_port_fails_with_one_line() {
     let taken = TcpListener::bind("127.0.0.1:0").unwrap();
     let tls_port = taken.local_addr().unwrap().port();
     let free = free_port().to_string();
-    assert_bind_failure(&["--port", &free, "--tls-port", &tls_port.to_string()], tls_port);
+    common::assert_bind_failure(BIN, &["--port", &free, "--tls-port", &tls_port.to_string()], tls_port);
 }
 
 #[test]

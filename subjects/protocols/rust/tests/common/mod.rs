@@ -80,3 +80,30 @@ pub fn start(bin: &str, args: &[&str], port: u16) -> Server {
         std::thread::sleep(POLL_INTERVAL);
     }
 }
+
+/// `bin` with `args` must exit 1 at once with one line naming the taken `port`.
+pub fn assert_bind_failure(bin: &str, args: &[&str], port: u16) {
+    let mut child = command(bin, args).spawn().unwrap();
+    let status = wait_with_timeout(&mut child, STARTUP_LIMIT);
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("server kept running although port {port} was taken");
+    }
+    assert_eq!(status.unwrap().code(), Some(1));
+    let err = stderr_of(&mut child);
+    let name = std::path::Path::new(bin).file_name().unwrap().to_string_lossy();
+    let prefix = format!("{name}: cannot bind 127.0.0.1:{port}: ");
+    assert!(err.starts_with(&prefix), "stderr: {err:?}");
+    assert!(err.contains("os error"), "stderr: {err:?}");
+    assert_eq!(err.lines().count(), 1, "stderr: {err:?}");
+}
+
+/// A taken cleartext port, then a taken TLS port, each fail `bin` with one line.
+pub fn assert_taken_ports_fail(bin: &str) {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    assert_bind_failure(bin, &["--port", &port.to_string()], port);
+    let free = free_port().to_string();
+    assert_bind_failure(bin, &["--port", &free, "--tls-port", &port.to_string()], port);
+}
