@@ -53,6 +53,12 @@ pub const DRIVERS: &[DriverInfo] = &[
         new: drivers::grpc::new,
     },
     DriverInfo {
+        id: "sse",
+        help: "Server-Sent Events over HTTP/1.1 (or TLS): a GET whose answer is an event stream",
+        ok_status: 200,
+        new: drivers::sse::new,
+    },
+    DriverInfo {
         id: "websocket",
         help: "WebSocket (ws:// or wss://): a text request, one or more frames back, per exchange",
         ok_status: 101,

@@ -21,6 +21,9 @@ async fn handle(req: hyper::Request<hyper::body::Incoming>) -> Result<hyper::Res
     if req.headers().get("upgrade").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"websocket")) {
         return Ok(websocket(req));
     }
+    if req.headers().get("accept").is_some_and(|v| v == "text/event-stream") {
+        return Ok(events(req).await);
+    }
     let path = req.uri().path().to_string();
     let full = |b: Bytes| Full::new(b).boxed();
     let resp = if let Some(n) = path.strip_prefix("/bytes/") {
@@ -85,6 +88,33 @@ async fn grpc(req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Bod
     };
     let mut r = hyper::Response::new(body);
     r.headers_mut().insert("content-type", "application/grpc".parse().unwrap());
+    r
+}
+
+/// The same routes as Server-Sent Events: each answer is one event whose data is what the plain
+/// route's body would be (`/chunked` split across chunks mid-line), with a comment and an `id`
+/// line the parser must skip; `/events/K/N` sends K events of N bytes.
+async fn events(req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Body> {
+    let path = req.uri().path().to_string();
+    let event = |data: &[u8]| Bytes::from([b": hi\nid: 1\ndata: ".as_slice(), data, b"\n\n"].concat());
+    let chunks: Vec<Bytes> = if let Some(n) = path.strip_prefix("/bytes/") {
+        vec![event(&vec![b'x'; n.parse().unwrap()])]
+    } else if let Some((k, n)) = path.strip_prefix("/events/").and_then(|r| r.split_once('/')) {
+        vec![event(&vec![b'x'; n.parse().unwrap()]); k.parse().unwrap()]
+    } else if path == "/chunked" {
+        let e = event(b"hello world");
+        vec![e.slice(..20), e.slice(20..)]
+    } else if path == "/echo" {
+        let body = req.into_body().collect().await.map(|c| c.to_bytes()).unwrap_or_default();
+        vec![event(&body)]
+    } else {
+        let mut r = hyper::Response::new(Full::new(Bytes::from_static(b"nope")).boxed());
+        *r.status_mut() = hyper::StatusCode::INTERNAL_SERVER_ERROR;
+        return r;
+    };
+    let frames = chunks.into_iter().map(|c| Ok::<_, Infallible>(Frame::data(c)));
+    let mut r = hyper::Response::new(BodyExt::boxed(StreamBody::new(futures_util::stream::iter(frames))));
+    r.headers_mut().insert("content-type", "text/event-stream".parse().unwrap());
     r
 }
 
@@ -216,7 +246,7 @@ fn failed(driver: &str) -> String {
 
 /// Drivers that carry one exchange per connection at a time.
 fn one_at_a_time(driver: &str) -> bool {
-    matches!(driver, "http1" | "websocket")
+    matches!(driver, "http1" | "sse" | "websocket")
 }
 
 fn target(tls: bool) -> Target {
@@ -430,6 +460,18 @@ fn websocket_exchanges_count_frames_and_a_closing_server_is_an_error() {
     let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(2), rate: None };
     let e = LoadEngine { threads: 1 }.measure(&s, &plan, &target(false), &AtomicU64::new(0)).unwrap_err();
     assert!(e.starts_with("websocket carries one exchange at a time"), "{e}");
+}
+
+#[test]
+fn sse_counts_events_and_their_data() {
+    for tls in [false, true] {
+        let mut s = scenario("sse", tls, "/events/5/100");
+        s.expect = Expect { status: 200, body_bytes: Some(500), messages: Some(5), ..Expect::default() };
+        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap();
+        let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(40), rate: None };
+        let r = measure(&s, plan, tls);
+        assert_eq!((r.requests, r.messages, r.errors), (40, 200, 0), "tls={tls}");
+    }
 }
 
 #[test]

@@ -67,7 +67,7 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         wirebench_core::suite::Suite::load(&workspace().join("suites/smoke.toml"), &wirebench_load::driver_ids())
             .unwrap();
     assert_eq!(rows.len(), suite.scenarios.len(), "one row per smoke scenario");
-    for api in ["rest", "graphql", "soap", "grpc", "websocket"] {
+    for api in ["rest", "graphql", "soap", "grpc", "websocket", "sse"] {
         assert!(rows.iter().any(|r| r["params"]["api"] == api), "the smoke suite runs {api}");
     }
     for driver in wirebench_load::driver_ids() {

@@ -9,6 +9,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
+use super::sse::SseParser;
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 use crate::io::Counters;
 use crate::{tls, LoadError};
@@ -21,10 +22,17 @@ const MAX_HEADERS: usize = 64;
 
 pub struct Http1 {
     tls: tokio_rustls::TlsConnector,
+    /// Read bodies as Server-Sent Events (the `sse` driver).
+    events: bool,
 }
 
 pub fn new() -> Box<dyn Driver> {
-    Box::new(Http1 { tls: tls::connector(ALPN) })
+    Box::new(Http1 { tls: tls::connector(ALPN), events: false })
+}
+
+/// HTTP/1.1 whose answers are event streams: see `super::sse`.
+pub(crate) fn with_events() -> Box<dyn Driver> {
+    Box::new(Http1 { tls: tls::connector(ALPN), events: true })
 }
 
 #[async_trait(?Send)]
@@ -42,11 +50,17 @@ impl Driver for Http1 {
             ));
         }
         let io = crate::io::connect(target, counters).await?;
-        let wire = serialize(request);
-        Ok(vec![if target.tls {
-            Box::new(H1::new(tls::handshake(&self.tls, io, ALPN).await?, wire))
+        let wire = if self.events && !request.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
+            let mut r = (**request).clone();
+            r.headers.push(("Accept".into(), "text/event-stream".into()));
+            serialize(&r)
         } else {
-            Box::new(H1::new(io, wire))
+            serialize(request)
+        };
+        Ok(vec![if target.tls {
+            Box::new(H1 { events: self.events, ..H1::new(tls::handshake(&self.tls, io, ALPN).await?, wire) })
+        } else {
+            Box::new(H1 { events: self.events, ..H1::new(io, wire) })
         }])
     }
 }
@@ -67,9 +81,12 @@ fn serialize(r: &RequestSpec) -> Bytes {
     Bytes::from(wire)
 }
 
-struct H1<S> {
+pub(crate) struct H1<S> {
     io: S,
     request: Bytes,
+    /// Parse the body as Server-Sent Events (the `sse` driver): a reply's messages are its
+    /// events and its body their data.
+    events: bool,
     buf: Vec<u8>,
     /// Unconsumed bytes are `buf[start..end]`.
     start: usize,
@@ -78,7 +95,7 @@ struct H1<S> {
 
 impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
     fn new(io: S, request: Bytes) -> Self {
-        H1 { io, request, buf: vec![0; BUFFER], start: 0, end: 0 }
+        H1 { io, request, events: false, buf: vec![0; BUFFER], start: 0, end: 0 }
     }
 
     /// Reads more bytes after `end`, compacting or growing the buffer when it is full.
@@ -100,10 +117,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
         Ok(())
     }
 
-    fn take(&mut self, n: usize, body: &mut Option<Vec<u8>>) {
-        if let Some(b) = body {
-            b.extend_from_slice(&self.buf[self.start..self.start + n]);
-        }
+    fn take(&mut self, n: usize, body: &mut Out) {
+        body.feed(&self.buf[self.start..self.start + n]);
         self.start += n;
         if self.start == self.end {
             self.start = 0;
@@ -112,7 +127,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
     }
 
     /// Consumes `len` body bytes, reading as needed.
-    async fn read_exact_body(&mut self, mut len: u64, body: &mut Option<Vec<u8>>) -> Result<(), LoadError> {
+    async fn read_exact_body(&mut self, mut len: u64, body: &mut Out) -> Result<(), LoadError> {
         while len > 0 {
             if self.start == self.end {
                 self.fill().await?;
@@ -124,7 +139,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
         Ok(())
     }
 
-    async fn read_chunked_body(&mut self, body: &mut Option<Vec<u8>>) -> Result<u64, LoadError> {
+    async fn read_chunked_body(&mut self, body: &mut Out) -> Result<u64, LoadError> {
         let mut total = 0;
         loop {
             let size = loop {
@@ -155,7 +170,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
         if &self.buf[self.start..self.start + 2] != b"\r\n" {
             return Err(LoadError::Protocol("chunk not followed by CRLF".into()));
         }
-        self.take(2, &mut None);
+        self.take(2, &mut Out::Discard);
         Ok(())
     }
 }
@@ -180,15 +195,42 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Channel for H1<S> {
             }
         };
         self.start += head_len;
-        let mut body = keep_body.then(Vec::new);
+        let mut out = match (self.events, keep_body) {
+            (true, _) => Out::Events(SseParser::new(keep_body)),
+            (false, true) => Out::Keep(Vec::new()),
+            (false, false) => Out::Discard,
+        };
         let body_len = match framing {
             Framing::Length(n) => {
-                self.read_exact_body(n, &mut body).await?;
+                self.read_exact_body(n, &mut out).await?;
                 n
             }
-            Framing::Chunked => self.read_chunked_body(&mut body).await?,
+            Framing::Chunked => self.read_chunked_body(&mut out).await?,
         };
-        Ok(Reply { status, body_len, messages: 1, body })
+        Ok(match out {
+            Out::Events(events) => {
+                Reply { status, body_len: events.data_bytes, messages: events.events, body: events.data }
+            }
+            Out::Keep(body) => Reply { status, body_len, messages: 1, body: Some(body) },
+            Out::Discard => Reply { status, body_len, messages: 1, body: None },
+        })
+    }
+}
+
+/// Where body bytes go: nowhere, a buffer, or an event parser.
+enum Out {
+    Discard,
+    Keep(Vec<u8>),
+    Events(SseParser),
+}
+
+impl Out {
+    fn feed(&mut self, bytes: &[u8]) {
+        match self {
+            Out::Discard => {}
+            Out::Keep(b) => b.extend_from_slice(bytes),
+            Out::Events(p) => p.feed(bytes),
+        }
     }
 }
 

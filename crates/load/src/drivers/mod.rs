@@ -4,4 +4,5 @@
 pub mod grpc;
 pub mod http1;
 pub mod http2;
+pub mod sse;
 pub mod websocket;

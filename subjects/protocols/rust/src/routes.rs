@@ -42,7 +42,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(web::resource("/payload/{bytes}").route(web::get().to(payload)))
     .service(web::resource("/echo").route(web::post().to(echo)))
     .service(web::resource("/hol").route(web::get().to(hol)))
-    .service(web::resource("/stream").route(web::get().to(stream_chunks)));
+    .service(web::resource("/stream").route(web::get().to(stream_chunks)))
+    .service(web::resource("/sse").route(web::get().to(sse)));
 }
 
 fn bad_request(msg: &'static str) -> HttpResponse {
@@ -65,18 +66,36 @@ async fn payload(size: web::Path<usize>) -> HttpResponse {
     HttpResponse::Ok().content_type(ContentType::json()).body(payload_body(size))
 }
 
-/// Returns the payload of `size` bytes, building it only on first use so that requests measure
-/// the transport rather than string building; `Bytes` clones share one buffer.
-fn payload_body(size: usize) -> Bytes {
-    static CACHE: LazyLock<RwLock<HashMap<usize, Bytes>>> = LazyLock::new(Default::default);
+/// Bodies built once per size, so that requests measure the transport rather than string
+/// building; `Bytes` clones share one buffer.
+type SizeCache = LazyLock<RwLock<HashMap<usize, Bytes>>>;
 
-    if let Some(body) = CACHE.read().unwrap_or_else(PoisonError::into_inner).get(&size) {
+fn cached(cache: &SizeCache, size: usize, build: fn(usize) -> Bytes) -> Bytes {
+    if let Some(body) = cache.read().unwrap_or_else(PoisonError::into_inner).get(&size) {
         return body.clone();
     }
     // Built outside the lock so a 64 MiB fill does not stall readers of other sizes; a racing
     // builder's copy is simply dropped.
-    let body = build_payload(size);
-    CACHE.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(body).clone()
+    let body = build(size);
+    cache.write().unwrap_or_else(PoisonError::into_inner).entry(size).or_insert(body).clone()
+}
+
+/// The REST payload of `size` bytes.
+fn payload_body(size: usize) -> Bytes {
+    static CACHE: SizeCache = LazyLock::new(Default::default);
+    cached(&CACHE, size, build_payload)
+}
+
+/// One Server-Sent Event whose data is the message of `size` bytes: `data: xxx…\n\n`.
+fn sse_event(size: usize) -> Bytes {
+    static CACHE: SizeCache = LazyLock::new(Default::default);
+    cached(&CACHE, size, |size| {
+        let mut event = Vec::with_capacity(size + 8);
+        event.extend_from_slice(b"data: ");
+        event.extend_from_slice(message(size).as_bytes());
+        event.extend_from_slice(b"\n\n");
+        Bytes::from(event)
+    })
 }
 
 /// The message of `size` bytes of `x` that GraphQL and SOAP answer with, built once per size
@@ -187,6 +206,31 @@ async fn stream_chunks(query: web::Query<StreamQuery>) -> HttpResponse {
     HttpResponse::Ok().content_type(ContentType::plaintext()).streaming(body)
 }
 
+#[derive(Deserialize)]
+struct SseQuery {
+    size: Option<usize>,
+    count: Option<usize>,
+}
+
+/// `GET /sse?size=N&count=K`: K Server-Sent Events whose data is N bytes each (defaults: the
+/// `/stream` route's 100 of 100), then the end of the response.
+async fn sse(query: web::Query<SseQuery>) -> HttpResponse {
+    let size = query.size.unwrap_or(STREAM_DEFAULT_SIZE);
+    let count = query.count.unwrap_or(STREAM_DEFAULT_CHUNKS);
+    if !(1..=PAYLOAD_MAX).contains(&size) {
+        return bad_request("size must be between 1 and 67108864");
+    }
+    if !(1..=STREAM_MAX_CHUNKS).contains(&count) {
+        return bad_request("count must be between 1 and 100000");
+    }
+    let event = sse_event(size);
+    let body = stream::iter(std::iter::repeat_n(Ok::<_, Infallible>(event), count));
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .streaming(body)
+}
+
 /// Chunk `i`: `chunk NNN ` (i zero-padded to 3 digits), 'x' filling, then '\n' as the last byte.
 /// When the label does not fit before the newline (large i with a small size) it is cut short,
 /// so every chunk is exactly the template's length.
@@ -270,6 +314,20 @@ mod tests {
         let a = payload_body(4321);
         let b = payload_body(4321);
         assert_eq!(a.as_ptr(), b.as_ptr());
+    }
+
+    #[actix_web::test]
+    async fn sse_sends_count_events_of_size_bytes() {
+        let app = app!();
+        let resp = test::call_service(&app, TestRequest::get().uri("/sse?size=5&count=3").to_request()).await;
+        assert_eq!(resp.status(), StatusCode::OK);
+        assert_eq!(resp.headers().get(header::CONTENT_TYPE).unwrap(), "text/event-stream");
+        let body = test::read_body(resp).await;
+        assert_eq!(&body[..], b"data: xxxxx\n\ndata: xxxxx\n\ndata: xxxxx\n\n");
+        for bad in ["/sse?size=0", "/sse?count=0", "/sse?count=100001", "/sse?size=x"] {
+            let resp = test::call_service(&app, TestRequest::get().uri(bad).to_request()).await;
+            assert_eq!(resp.status(), StatusCode::BAD_REQUEST, "{bad}");
+        }
     }
 
     #[actix_web::test]
