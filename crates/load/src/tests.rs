@@ -459,7 +459,7 @@ fn websocket_exchanges_count_frames_and_a_closing_server_is_an_error() {
     let s = scenario("websocket", false, "/bytes/1");
     let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(2), rate: None };
     let e = LoadEngine { threads: 1 }.measure(&s, &plan, &target(false), &AtomicU64::new(0)).unwrap_err();
-    assert!(e.starts_with("websocket carries one exchange at a time"), "{e}");
+    assert!(e.starts_with("websocket carries one request at a time"), "{e}");
 }
 
 #[test]

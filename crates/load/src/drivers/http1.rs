@@ -44,11 +44,7 @@ impl Driver for Http1 {
         streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        if streams != 1 {
-            return Err(LoadError::Unsupported(
-                "http1 carries one request at a time per connection: use streams = 1 and more connections".into(),
-            ));
-        }
+        super::one_at_a_time(if self.events { "sse" } else { "http1" }, streams)?;
         let io = crate::io::connect(target, counters).await?;
         let wire = if self.events && !request.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
             let mut r = (**request).clone();

@@ -6,3 +6,13 @@ pub mod http1;
 pub mod http2;
 pub mod sse;
 pub mod websocket;
+
+/// Refuses more than one stream per connection for protocols that carry one exchange at a time.
+pub(crate) fn one_at_a_time(driver: &str, streams: u32) -> Result<(), crate::LoadError> {
+    if streams == 1 {
+        return Ok(());
+    }
+    Err(crate::LoadError::Unsupported(format!(
+        "{driver} carries one request at a time per connection: use streams = 1 and more connections"
+    )))
+}

@@ -63,11 +63,7 @@ impl Driver for WebSocket {
         streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        if streams != 1 {
-            return Err(LoadError::Unsupported(
-                "websocket carries one exchange at a time per connection: use streams = 1 and more connections".into(),
-            ));
-        }
+        super::one_at_a_time("websocket", streams)?;
         let frames = frames_param(&request.params)?;
         let message = match Utf8Bytes::try_from(request.body.clone()) {
             Ok(text) => Message::Text(text),

@@ -41,6 +41,11 @@ impl Cli {
         }
     }
 
+    /// A multi-threaded tokio runtime of `workers()` threads (the gRPC and WebSocket servers).
+    pub fn runtime(&self) -> std::io::Result<tokio::runtime::Runtime> {
+        tokio::runtime::Builder::new_multi_thread().worker_threads(self.workers()).enable_all().build()
+    }
+
     /// Worker count; `available_parallelism` honours the affinity mask the runner pins us to.
     pub fn workers(&self) -> usize {
         self.workers.or_else(|| std::thread::available_parallelism().ok()).map_or(1, NonZeroUsize::get)

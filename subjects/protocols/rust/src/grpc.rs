@@ -99,12 +99,7 @@ pub fn routes() -> anyhow::Result<Routes> {
 
 /// Serves on a multi-threaded runtime of `cli.workers()` threads until the process is stopped.
 pub fn run(cli: &Cli) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cli.workers())
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
-    runtime.block_on(serve(cli))
+    cli.runtime().context("starting the runtime")?.block_on(serve(cli))
 }
 
 async fn serve(cli: &Cli) -> anyhow::Result<()> {

@@ -80,12 +80,7 @@ fn config() -> WebSocketConfig {
 
 /// Serves on a multi-threaded runtime of `cli.workers()` threads until the process is stopped.
 pub fn run(cli: &Cli) -> anyhow::Result<()> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(cli.workers())
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
-    runtime.block_on(serve(cli))
+    cli.runtime().context("starting the runtime")?.block_on(serve(cli))
 }
 
 async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
