@@ -144,6 +144,8 @@ pub struct ScenarioSummary {
 pub const SUMMARY_METRICS: &[&str] = &[
     "rps",
     "messages_per_s",
+    "first_message_p50_us",
+    "first_message_p99_us",
     "wire_bytes_per_call",
     "p50_us",
     "p90_us",
@@ -178,6 +180,8 @@ pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
             (Some(s), Some(r), Some(n)) if n > 0 => Some((s + r) as f64 / n as f64),
             _ => None,
         },
+        "first_message_p50_us" => x.first_message_us.as_ref().map(|l| l.p50 as f64),
+        "first_message_p99_us" => x.first_message_us.as_ref().map(|l| l.p99 as f64),
         "p50_us" => lat.map(|l| l.p50 as f64),
         "p90_us" => lat.map(|l| l.p90 as f64),
         "p99_us" => lat.map(|l| l.p99 as f64),

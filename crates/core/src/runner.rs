@@ -72,6 +72,8 @@ pub struct LoadResult {
     pub bytes_sent: u64,
     pub bytes_received: u64,
     pub latency: Latency,
+    /// Time to the first message of streaming calls (`None` when no call was a stream).
+    pub first_message: Option<Latency>,
     /// The first wrong answer, to explain errors.
     pub first_error: Option<String>,
 }
@@ -421,6 +423,7 @@ fn metrics(r: &LoadResult, cpu_s: Option<f64>, rss_kb: Option<u64>, instrument_c
         bytes_sent: Some(r.bytes_sent),
         bytes_received: Some(r.bytes_received),
         latency_us: Some(r.latency.clone()),
+        first_message_us: r.first_message.clone(),
         cpu_s,
         rss_kb,
         instrument_cpu_s: Some(instrument_cpu_s),

@@ -77,6 +77,10 @@ pub struct Metrics {
     pub bytes_received: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_us: Option<Latency>,
+    /// Streaming calls: from the call's send time to its first message (server push, gRPC
+    /// server streams, SSE); absent for rows whose calls carry one message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_message_us: Option<Latency>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serialize_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

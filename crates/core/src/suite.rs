@@ -264,6 +264,7 @@ pub enum SuiteError {
 pub const CLAIM_METRICS: &[&str] = &[
     "rps",
     "messages_per_s",
+    "first_message_p50_us",
     "wire_bytes_per_call",
     "p50_us",
     "p99_us",

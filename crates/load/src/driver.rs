@@ -36,6 +36,9 @@ pub struct Reply {
     pub body_len: u64,
     /// Messages the call carried: 1 for a plain request, K for a stream of K.
     pub messages: u64,
+    /// When a streaming call's first message arrived (its time to first message is measured
+    /// from the call's send time, like its latency); `None` for calls that are not streams.
+    pub first_at: Option<std::time::Instant>,
     /// The body itself, only when asked for (verification).
     pub body: Option<Vec<u8>>,
 }

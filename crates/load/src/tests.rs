@@ -327,6 +327,8 @@ fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
         assert!(r.bytes_received > 300 * 1024 && r.bytes_sent > 300 * 6, "{label}: {r:?}");
         assert!(r.latency.min >= 1 && r.latency.p50 <= r.latency.p99 && r.latency.p99 <= r.latency.max, "{label}");
         assert_eq!(r.latency.curve.len(), 12);
+        // An SSE answer is an event stream even with one event; the others answer once.
+        assert_eq!(r.first_message.is_some(), driver == "sse", "{label}: time to first message");
 
         let plan = Plan { connections: 2, streams, stop: Stop::Duration(Duration::from_millis(200)), rate: None };
         let r = measure(&s, plan, tls);
@@ -426,6 +428,7 @@ fn grpc_calls_in_all_four_modes_carry_and_count_their_messages() {
         let plan = Plan { connections: 2, streams: 2, stop: Stop::Requests(40), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (40, 120, 0), "tls={tls}");
+        assert!(r.first_message.is_some(), "bidi answers with a stream");
 
         let s = grpc_call("/trailers-only", "{}", b"", tls);
         assert_eq!(verify(&s).unwrap_err(), "status 13, expected 0");
@@ -447,6 +450,8 @@ fn websocket_exchanges_count_frames_and_a_closing_server_is_an_error() {
         let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(50), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (50, 200, 0), "tls={tls}");
+        let first = r.first_message.expect("a pushed stream has a time to first message");
+        assert!(first.p50 <= r.latency.p50 && first.max <= r.latency.max, "{first:?} vs {:?}", r.latency);
 
         let mut s = scenario("websocket", tls, "/close");
         s.body = Some("go".into());
@@ -471,6 +476,8 @@ fn sse_counts_events_and_their_data() {
         let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(40), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (40, 200, 0), "tls={tls}");
+        let first = r.first_message.expect("an event stream has a time to first event");
+        assert!(first.p50 <= r.latency.p50 && first.max <= r.latency.max, "{first:?} vs {:?}", r.latency);
     }
 }
 

@@ -58,6 +58,8 @@ struct Tally {
 
 struct ThreadResult {
     histogram: Histogram<u64>,
+    /// Time to first message of streaming calls.
+    first: Histogram<u64>,
     tally: Tally,
     sent: u64,
     received: u64,
@@ -83,11 +85,13 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     });
     let start = *shared.start.get().ok_or_else(|| LoadError::Protocol("no load thread started".into()))?;
     let mut histogram = new_histogram();
+    let mut first = new_histogram();
     let mut out = LoadResult::default();
     let mut end = start;
     for r in results {
         let r = r?;
         histogram.add(&r.histogram).map_err(|e| LoadError::Protocol(format!("histogram merge: {e}")))?;
+        first.add(&r.first).map_err(|e| LoadError::Protocol(format!("histogram merge: {e}")))?;
         out.requests += r.tally.requests;
         out.messages += r.tally.messages;
         out.errors += r.tally.errors;
@@ -98,6 +102,7 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     }
     out.duration = end - start;
     out.latency = latency(&histogram);
+    out.first_message = (!first.is_empty()).then(|| latency(&first));
     Ok(out)
 }
 
@@ -149,14 +154,21 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
         if let Some(e) = failure {
             return Err(e);
         }
-        let histogram = Rc::new(RefCell::new(new_histogram()));
+        let histograms = Rc::new(RefCell::new(Histograms { latency: new_histogram(), first: new_histogram() }));
         let tally = Rc::new(RefCell::new(Tally::default()));
         // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
-        let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histogram.clone(), tally.clone()));
+        let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histograms.clone(), tally.clone()));
         futures_util::future::join_all(loops).await;
-        let histogram = Rc::try_unwrap(histogram).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
+        let Histograms { latency, first } =
+            Rc::try_unwrap(histograms).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
         let tally = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
-        Ok(ThreadResult { histogram, tally, sent: counters.sent.get(), received: counters.received.get() })
+        Ok(ThreadResult {
+            histogram: latency,
+            first,
+            tally,
+            sent: counters.sent.get(),
+            received: counters.received.get(),
+        })
     };
     local.block_on(&rt, tokio::task::unconstrained(load))
 }
@@ -164,14 +176,21 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
 /// How long a channel may take to end its session after the load (see `Channel::close`).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
+/// A load thread's latency histograms: per call, and to the first message of streaming calls.
+#[derive(Clone)]
+struct Histograms {
+    latency: Histogram<u64>,
+    first: Histogram<u64>,
+}
+
 async fn channel_loop(
     mut channel: Box<dyn Channel>,
     shared: &Shared<'_>,
     start: Instant,
-    histogram: Rc<RefCell<Histogram<u64>>>,
+    histograms: Rc<RefCell<Histograms>>,
     tally: Rc<RefCell<Tally>>,
 ) {
-    calls(channel.as_mut(), shared, start, histogram, tally).await;
+    calls(channel.as_mut(), shared, start, histograms, tally).await;
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, channel.close()).await;
 }
 
@@ -180,7 +199,7 @@ async fn calls(
     channel: &mut dyn Channel,
     shared: &Shared<'_>,
     start: Instant,
-    histogram: Rc<RefCell<Histogram<u64>>>,
+    histograms: Rc<RefCell<Histograms>>,
     tally: Rc<RefCell<Tally>>,
 ) {
     let job = shared.job;
@@ -234,7 +253,12 @@ async fn calls(
                     t.messages += reply.messages;
                     job.live.fetch_add(1, Ordering::Relaxed);
                     let us = (done - sent_at).as_micros() as u64;
-                    histogram.borrow_mut().saturating_record(us.max(1));
+                    let mut h = histograms.borrow_mut();
+                    h.latency.saturating_record(us.max(1));
+                    if let Some(first) = reply.first_at {
+                        let us = first.saturating_duration_since(sent_at).as_micros() as u64;
+                        h.first.saturating_record(us.max(1));
+                    }
                 }
                 wrong
             }

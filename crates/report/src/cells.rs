@@ -50,6 +50,8 @@ pub struct Cells {
     pub rps_ci: String,
     /// Messages per second of a streaming row (`—` when each call carries one message).
     pub messages: String,
+    /// Under it, for calls answered by a stream: `first 412 µs` (median time to first message).
+    pub first_message: String,
     pub latency: [String; 5],
     pub errors: String,
     /// Bytes on the wire per call, both directions.
@@ -85,6 +87,9 @@ impl Cells {
             rps,
             rps_ci,
             messages: r.messages_per_s().map_or(NONE.to_string(), format::thousands),
+            first_message: r
+                .metric("first_message_p50_us")
+                .map_or(String::new(), |s| format!("first {}", format::latency_us(s.median))),
             latency: LATENCY_METRICS.map(|m| median(m, format::latency_us)),
             errors: r.errors_total().map_or(NONE.to_string(), format::thousands),
             wire_bytes: median("wire_bytes_per_call", format::thousands),
@@ -103,7 +108,8 @@ pub const TABLE_NOTE: &str = "Latencies are medians over repeats of each repeat'
     the socket in both directions (TLS records, HTTP framing and connection setup included) per \
     completed call; Envelope ×: that over the payload bytes one call carries, so 1.05× means the \
     protocol added 5 % to the payload. Messages/s: for streaming rows, the messages their calls \
-    carried (received, sent, or echoed pairs); req/s counts calls.";
+    carried (received, sent, or echoed pairs); req/s counts calls. Under it, for calls answered by \
+    a stream, the median time from sending the call to its first message.";
 
 /// Columns of the formats table before the published ones, and whether each is numeric.
 pub const FORMAT_COLUMNS: &[(&str, bool)] = &[

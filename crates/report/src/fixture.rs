@@ -282,6 +282,16 @@ fn metrics(spec: &Spec, repeat: u32, rps: f64) -> Metrics {
         rps: Some(rps),
         messages: Some((rps * 5.0) as u64 * spec.messages_per_call),
         messages_per_s: Some(rps * spec.messages_per_call as f64),
+        first_message_us: (spec.messages_per_call > 1).then(|| Latency {
+            min: at(0.1),
+            p50: at(0.2),
+            p90: at(0.3),
+            p99: at(0.5),
+            p999: at(0.6),
+            max: at(0.7),
+            mean: p50 * 0.25,
+            curve: Vec::new(),
+        }),
         bytes_sent: Some((rps * 5.0) as u64 * 100),
         bytes_received: Some((rps * 5.0) as u64 * payload_bytes(spec)),
         latency_us: Some(Latency {

@@ -264,7 +264,7 @@ fn scenarios(h: &mut String, report: &Report) {
         );
         put!(h, "<td class=\"num\">{}<div class=\"sub\">{}</div></td>", Esc(&c.concurrency), Esc(&c.model));
         put!(h, "<td class=\"num\"><strong>{}</strong><div class=\"ci\">{}</div></td>", c.rps, c.rps_ci);
-        put!(h, "<td class=\"num\">{}</td>", c.messages);
+        put!(h, "<td class=\"num\">{}<div class=\"sub\">{}</div></td>", c.messages, c.first_message);
         for l in &c.latency {
             put!(h, "<td class=\"num\">{l}</td>");
         }

@@ -198,7 +198,11 @@ fn scenarios(out: &mut String, report: &Report) {
             md(&c.concurrency),
             md(&c.model),
             rps,
-            c.messages,
+            if c.first_message.is_empty() {
+                c.messages.clone()
+            } else {
+                format!("{} ({})", c.messages, c.first_message)
+            },
             c.latency.join(" | "),
             c.errors,
             c.wire_bytes,

@@ -453,8 +453,12 @@ mod tests {
         assert_eq!(row("unary").messages_per_s(), None, "one message per call repeats req/s");
         let html = crate::html::page(&r, &[]);
         assert!(html.contains("<th class=\"num\">Messages/s</th>") && html.contains(">30,000<"), "messages column");
+        // Little's law in the fixture: 128 in flight at 300 calls/s is a 427 ms median; the
+        // first message arrives at a fifth of it.
+        assert!(html.contains("<div class=\"sub\">first 85.3 ms</div>"), "time to first message");
         let md = crate::markdown::summary(&r);
-        assert!(md.contains("| 30,000 |"), "{md}");
+        assert!(md.contains("| 30,000 (first 85.3 ms) |"), "{md}");
+        assert_eq!(row("unary").metric("first_message_p50_us"), None);
     }
 
     #[test]

@@ -65,12 +65,16 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             "messages": r.messages, "messages_per_s": if secs > 0.0 { r.messages as f64 / secs } else { 0.0 },
             "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received, "cpu_s": cpu_s,
             "latency_us": {"min": l.min, "p50": l.p50, "p90": l.p90, "p99": l.p99, "p999": l.p999, "max": l.max, "mean": l.mean},
+            "first_message_us": r.first_message.as_ref().map(|f| serde_json::json!({"p50": f.p50, "p99": f.p99, "max": f.max})),
             "first_error": r.first_error,
         });
         println!("{v}");
     } else {
         println!("requests {}  errors {}  duration {secs:.3} s  {rps:.0} req/s", r.requests, r.errors);
         println!("latency µs: min {} p50 {} p90 {} p99 {} p99.9 {} max {}", l.min, l.p50, l.p90, l.p99, l.p999, l.max);
+        if let Some(f) = &r.first_message {
+            println!("first message µs: p50 {} p99 {} max {}", f.p50, f.p99, f.max);
+        }
         println!("bytes sent {}  received {}  instrument CPU {cpu_s:.3} s", r.bytes_sent, r.bytes_received);
         if let Some(e) = &r.first_error {
             println!("first error: {e}");

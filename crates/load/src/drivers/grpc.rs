@@ -157,6 +157,8 @@ pub struct Deframer {
     pub messages: u64,
     pub bytes: u64,
     pub body: Option<Vec<u8>>,
+    /// When the first message was complete.
+    pub first_at: Option<std::time::Instant>,
 }
 
 impl Deframer {
@@ -197,6 +199,9 @@ impl Deframer {
             if self.left == Some(0) {
                 self.left = None;
                 self.messages += 1;
+                if self.messages == 1 {
+                    self.first_at = Some(std::time::Instant::now());
+                }
             }
         }
         Ok(())
@@ -269,7 +274,9 @@ impl Channel for GrpcCall {
             .and_then(|s| s.parse::<u16>().ok())
             .ok_or_else(|| LoadError::Protocol(format!("grpc-status {status:?} is not a number")))?;
         let messages = if self.params.call == Call::ClientStream { n } else { got.messages };
-        Ok(Reply { status, body_len: got.bytes, messages, body: got.body })
+        // Calls whose answer is a stream have a time to first message.
+        let first_at = got.first_at.filter(|_| matches!(self.params.call, Call::ServerStream | Call::Bidi));
+        Ok(Reply { status, body_len: got.bytes, messages, body: got.body, first_at })
     }
 }
 

@@ -204,11 +204,15 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Channel for H1<S> {
             Framing::Chunked => self.read_chunked_body(&mut out).await?,
         };
         Ok(match out {
-            Out::Events(events) => {
-                Reply { status, body_len: events.data_bytes, messages: events.events, body: events.data }
-            }
-            Out::Keep(body) => Reply { status, body_len, messages: 1, body: Some(body) },
-            Out::Discard => Reply { status, body_len, messages: 1, body: None },
+            Out::Events(events) => Reply {
+                status,
+                body_len: events.data_bytes,
+                messages: events.events,
+                body: events.data,
+                first_at: events.first_at,
+            },
+            Out::Keep(body) => Reply { status, body_len, messages: 1, body: Some(body), first_at: None },
+            Out::Discard => Reply { status, body_len, messages: 1, body: None, first_at: None },
         })
     }
 }

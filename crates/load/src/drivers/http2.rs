@@ -141,6 +141,6 @@ impl Channel for H2 {
             }
             let _ = recv.flow_control().release_capacity(chunk.len());
         }
-        Ok(Reply { status, body_len, messages: 1, body })
+        Ok(Reply { status, body_len, messages: 1, body, first_at: None })
     }
 }

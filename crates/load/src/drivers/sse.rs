@@ -39,6 +39,8 @@ pub struct SseParser {
     pub data_bytes: u64,
     /// Every event's data, when kept.
     pub data: Option<Vec<u8>>,
+    /// When the first event was dispatched.
+    pub first_at: Option<std::time::Instant>,
     /// The data of the event being read (kept only when `data` is).
     pending: Vec<u8>,
 }
@@ -55,6 +57,7 @@ impl SseParser {
             events: 0,
             data_bytes: 0,
             data: keep.then(Vec::new),
+            first_at: None,
             pending: Vec::new(),
         }
     }
@@ -131,6 +134,9 @@ impl SseParser {
             State::LineStart => {
                 if self.lines > 0 {
                     self.events += 1;
+                    if self.events == 1 {
+                        self.first_at = Some(std::time::Instant::now());
+                    }
                     self.data_bytes += self.bytes;
                     if let Some(d) = &mut self.data {
                         d.append(&mut self.pending);

@@ -132,6 +132,9 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Channel for Session<S> {
                 None => return Err(LoadError::Protocol("the WebSocket connection ended".into())),
             };
             reply.messages += 1;
+            if reply.messages == 1 && self.frames > 1 {
+                reply.first_at = Some(std::time::Instant::now());
+            }
             reply.body_len += data.len() as u64;
             if let Some(body) = &mut reply.body {
                 body.extend_from_slice(&data);
