@@ -27,6 +27,17 @@ pub struct RequestSpec {
     pub params: BTreeMap<String, serde_json::Value>,
 }
 
+impl RequestSpec {
+    /// The headers of an HTTP request: the scenario's, then `Content-Type:
+    /// application/octet-stream` when there is a body and the scenario named no type. Protocols
+    /// that carry the body otherwise (a gRPC message, a WebSocket frame) do not get the default.
+    pub fn http_headers(&self) -> impl Iterator<Item = (&str, &str)> {
+        let typed = self.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+        let default = (!self.body.is_empty() && !typed).then_some(("Content-Type", "application/octet-stream"));
+        self.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).chain(default)
+    }
+}
+
 /// One answer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reply {

@@ -99,7 +99,7 @@ pub enum LoadError {
 /// The request a scenario sends. The body is `body` as text, the bytes of `body_file` (relative
 /// to the working directory, the project root) or `body_bytes` of filler.
 pub fn request_of(s: &Scenario, target: &Target) -> Result<RequestSpec, LoadError> {
-    let mut headers: Vec<(String, String)> = s.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let headers: Vec<(String, String)> = s.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
     let body = match (&s.body, &s.body_file, s.body_bytes) {
         (Some(text), _, _) => Bytes::from(text.clone()),
         (None, Some(file), _) => std::fs::read(file)
@@ -107,9 +107,6 @@ pub fn request_of(s: &Scenario, target: &Target) -> Result<RequestSpec, LoadErro
             .into(),
         (None, None, n) => n.map(filler).unwrap_or_default(),
     };
-    if !body.is_empty() && !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("content-type")) {
-        headers.push(("Content-Type".into(), "application/octet-stream".into()));
-    }
     Ok(RequestSpec {
         method: s.method.clone(),
         path: s.path.clone(),

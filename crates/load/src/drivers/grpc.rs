@@ -125,8 +125,6 @@ impl Driver for Grpc {
 fn grpc_request(r: &RequestSpec) -> RequestSpec {
     let mut r = r.clone();
     r.method = "POST".into();
-    // `request_of` labels any body as octet-stream unless the scenario set a type.
-    r.headers.retain(|(k, v)| !(k.eq_ignore_ascii_case("content-type") && v == "application/octet-stream"));
     for (name, value) in [("content-type", "application/grpc"), ("te", "trailers")] {
         if !r.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name)) {
             r.headers.push((name.into(), value.into()));
@@ -357,13 +355,14 @@ mod tests {
             method: "GET".into(),
             path: "/pkg.Svc/Unary".into(),
             authority: "127.0.0.1:1".into(),
-            headers: vec![("Content-Type".into(), "application/octet-stream".into()), ("x-id".into(), "7".into())],
-            body: Bytes::new(),
+            headers: vec![("x-id".into(), "7".into())],
+            body: Bytes::from_static(b"\x08\x01"),
             params: BTreeMap::new(),
         };
         let r = grpc_request(&spec);
         assert_eq!(r.method, "POST");
         let h: Vec<_> = r.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
         assert_eq!(h, [("x-id", "7"), ("content-type", "application/grpc"), ("te", "trailers")]);
+        assert!(r.http_headers().eq(h.iter().copied()), "no octet-stream default beside application/grpc");
     }
 }

@@ -65,7 +65,7 @@ impl Driver for Http1 {
 fn serialize(r: &RequestSpec) -> Bytes {
     // Only Host, as wrk sends: every extra header is parsing work for the subject.
     let mut head = format!("{} {} HTTP/1.1\r\nHost: {}\r\n", r.method, r.path, r.authority);
-    for (k, v) in &r.headers {
+    for (k, v) in r.http_headers() {
         head.push_str(&format!("{k}: {v}\r\n"));
     }
     if !r.body.is_empty() || r.method != "GET" {
@@ -278,7 +278,7 @@ mod tests {
         let get = serialize(&spec("GET", b""));
         assert_eq!(&get[..], b"GET /echo HTTP/1.1\r\nHost: 127.0.0.1:1\r\nX-A: 1\r\n\r\n");
         let post = serialize(&spec("POST", b"hi"));
-        assert!(post.ends_with(b"Content-Length: 2\r\n\r\nhi"));
+        assert!(post.ends_with(b"X-A: 1\r\nContent-Type: application/octet-stream\r\nContent-Length: 2\r\n\r\nhi"));
     }
 
     async fn replay(wire: &'static [u8]) -> Result<Reply, LoadError> {

@@ -86,7 +86,7 @@ impl Head {
         let scheme = if target.tls { "https" } else { "http" };
         let bad = |e: String| LoadError::Protocol(format!("bad request: {e}"));
         let mut headers = http::HeaderMap::new();
-        for (k, v) in &r.headers {
+        for (k, v) in r.http_headers() {
             let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(|e| bad(e.to_string()))?;
             headers.append(name, http::HeaderValue::from_str(v).map_err(|e| bad(e.to_string()))?);
         }

@@ -73,12 +73,7 @@ impl Driver for WebSocket {
         let mut handshake = format!("{scheme}://{}{}", request.authority, request.path)
             .into_client_request()
             .map_err(|e| LoadError::Protocol(format!("bad WebSocket request: {e}")))?;
-        // The body travels in a frame, not in the handshake: no default content type for it.
-        let headers = request
-            .headers
-            .iter()
-            .filter(|(k, v)| !(k.eq_ignore_ascii_case("content-type") && v == "application/octet-stream"));
-        for (k, v) in headers {
+        for (k, v) in &request.headers {
             let name = http::HeaderName::from_bytes(k.as_bytes()).map_err(|e| LoadError::Protocol(e.to_string()))?;
             let value = http::HeaderValue::from_str(v).map_err(|e| LoadError::Protocol(e.to_string()))?;
             handshake.headers_mut().append(name, value);
