@@ -57,9 +57,7 @@ struct Tally {
 }
 
 struct ThreadResult {
-    histogram: Histogram<u64>,
-    /// Time to first message of streaming calls.
-    first: Histogram<u64>,
+    histograms: Histograms,
     tally: Tally,
     sent: u64,
     received: u64,
@@ -90,8 +88,9 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     let mut end = start;
     for r in results {
         let r = r?;
-        histogram.add(&r.histogram).map_err(|e| LoadError::Protocol(format!("histogram merge: {e}")))?;
-        first.add(&r.first).map_err(|e| LoadError::Protocol(format!("histogram merge: {e}")))?;
+        let merge = |e| LoadError::Protocol(format!("histogram merge: {e}"));
+        histogram.add(&r.histograms.latency).map_err(merge)?;
+        first.add(&r.histograms.first).map_err(merge)?;
         out.requests += r.tally.requests;
         out.messages += r.tally.messages;
         out.errors += r.tally.errors;
@@ -159,16 +158,9 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
         // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
         let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histograms.clone(), tally.clone()));
         futures_util::future::join_all(loops).await;
-        let Histograms { latency, first } =
-            Rc::try_unwrap(histograms).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
+        let histograms = Rc::try_unwrap(histograms).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
         let tally = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
-        Ok(ThreadResult {
-            histogram: latency,
-            first,
-            tally,
-            sent: counters.sent.get(),
-            received: counters.received.get(),
-        })
+        Ok(ThreadResult { histograms, tally, sent: counters.sent.get(), received: counters.received.get() })
     };
     local.block_on(&rt, tokio::task::unconstrained(load))
 }

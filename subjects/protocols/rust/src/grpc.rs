@@ -124,9 +124,7 @@ async fn serve(cli: &Cli) -> anyhow::Result<()> {
 
 /// Binds a listener with Nagle off (HEADERS, DATA and trailers are separate writes).
 async fn bind(host: &str, port: u16) -> anyhow::Result<TcpIncoming> {
-    let listener =
-        tokio::net::TcpListener::bind((host, port)).await.with_context(|| format!("cannot bind {host}:{port}"))?;
-    Ok(TcpIncoming::from(listener).with_nodelay(Some(true)))
+    Ok(TcpIncoming::from(crate::bind(host, port).await?).with_nodelay(Some(true)))
 }
 
 /// The request messages the suites send (`body_file`), by file name under `proto/messages/`:

@@ -25,7 +25,6 @@ use hyper::header::{HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::TcpListener;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
@@ -83,18 +82,14 @@ pub fn run(cli: &Cli) -> anyhow::Result<()> {
     cli.runtime().context("starting the runtime")?.block_on(serve(cli))
 }
 
-async fn bind(host: &str, port: u16) -> anyhow::Result<TcpListener> {
-    TcpListener::bind((host, port)).await.with_context(|| format!("cannot bind {host}:{port}"))
-}
-
 async fn serve(cli: &Cli) -> anyhow::Result<()> {
-    let plain = bind(&cli.host, cli.port).await?;
+    let plain = crate::bind(&cli.host, cli.port).await?;
     let secure = match cli.tls_port {
         Some(port) => {
             let mut config = crate::tls::server_config()?;
             // WebSocket over HTTP/2 (RFC 8441) is another protocol; wss:// upgrades HTTP/1.1.
             config.alpn_protocols = vec![b"http/1.1".to_vec()];
-            Some((bind(&cli.host, port).await?, tokio_rustls::TlsAcceptor::from(Arc::new(config))))
+            Some((crate::bind(&cli.host, port).await?, tokio_rustls::TlsAcceptor::from(Arc::new(config))))
         }
         None => None,
     };
