@@ -158,6 +158,22 @@ pub fn process_rss_kb(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// `pid` and every process below it, from `/proc/<pid>/task/*/children` (a server's workers:
+/// PostgreSQL's backends, a forking broker). Empty when `pid` is gone.
+pub fn process_tree(pid: u32) -> Vec<u32> {
+    let mut tree = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else { continue };
+        tree.push(p);
+        for task in tasks.flatten() {
+            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            todo.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+        }
+    }
+    tree
+}
+
 /// CPU seconds used by this process so far (all threads).
 pub fn own_cpu_s() -> f64 {
     // SAFETY: getrusage fills a zeroed struct.

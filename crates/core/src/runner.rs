@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::machine;
 use crate::results::{ResultsError, ResultsWriter};
 use crate::schema::{CpuSets, Latency, Measurement, Metrics, RunInfo, Status, SCHEMA_VERSION};
-use crate::suite::{HarnessSpec, Profile, Scenario, Suite};
+use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite};
 use crate::supervisor::{Launcher, RunningSubject};
 
 /// A repeat fails when more than this share of its requests got a wrong answer.
@@ -192,25 +192,36 @@ pub fn run(
             subjects.push(&s.subject);
         }
     }
-    for name in subjects {
+    let mut services = Services::default();
+    for (i, &name) in subjects.iter().enumerate() {
         let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
-        match launcher.start(name, &suite.subjects[name]) {
+        let spec = &suite.subjects[name];
+        let started = services
+            .start(&spec.services, suite, launcher)
+            .and_then(|placeholders| resolve(spec, &placeholders))
+            .and_then(|spec| launcher.start(name, &spec).map_err(|e| e.to_string()));
+        match started {
             Err(e) => {
                 for s in mine {
                     ctx.index += 1;
                     ctx.progress.scenario(ctx.index, ctx.total, &s.id, opts.profile.repeats);
-                    ctx.write(ctx.row(s, 0, Err(e.to_string())))?;
+                    ctx.write(ctx.row(s, 0, Err(e.clone())))?;
                 }
             }
             Ok(mut subject) => {
+                let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
                 for s in mine {
                     ctx.index += 1;
-                    ctx.scenario(s, subject.as_ref())?;
+                    ctx.scenario(s, &server)?;
                 }
                 subject.stop();
             }
         }
+        // A service stops after the last subject that uses it.
+        let later: Vec<&String> = subjects[i + 1..].iter().flat_map(|n| &suite.subjects[*n].services).collect();
+        services.stop_unused(&later);
     }
+    services.stop_unused(&[]);
     for h in &harnesses {
         ctx.index += 1;
         ctx.harness(h, launcher)?;
@@ -239,10 +250,10 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn scenario(&mut self, s: &Scenario, subject: &dyn RunningSubject) -> Result<(), RunError> {
+    fn scenario(&mut self, s: &Scenario, server: &Server) -> Result<(), RunError> {
         let repeats = self.opts.profile.repeats;
         self.progress.scenario(self.index, self.total, &s.id, repeats);
-        let Some(&port) = subject.ports().get(s.port_name()) else {
+        let Some(port) = server.port(s.port_name()) else {
             let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
             return self.write(self.row(s, 0, Err(e)));
         };
@@ -261,14 +272,14 @@ impl Ctx<'_> {
         for repeat in 1..=repeats {
             self.progress.phase(Some(repeat));
             self.progress.live().store(0, Ordering::Relaxed);
-            let sampler = Sampler::start(subject.pid());
+            let sampler = Sampler::start(server.subject.pid(), server.service_pids());
             let own_before = machine::own_cpu_s();
             let result = self.executor.measure(s, &plan, &target, self.progress.live());
             let instrument_cpu_s = machine::own_cpu_s() - own_before;
-            let (cpu_s, rss_kb) = sampler.finish();
+            let server_use = sampler.finish();
             let row = match result {
                 Err(e) => self.row(s, repeat, Err(e)),
-                Ok(r) => self.row(s, repeat, Ok(metrics(&r, cpu_s, rss_kb, instrument_cpu_s))).with_errors(&r),
+                Ok(r) => self.row(s, repeat, Ok(metrics(&r, &server_use, instrument_cpu_s))).with_errors(&r),
             };
             let failed = row.status == Status::Failed;
             self.write(row)?;
@@ -410,7 +421,7 @@ impl WithErrors for Measurement {
     }
 }
 
-fn metrics(r: &LoadResult, cpu_s: Option<f64>, rss_kb: Option<u64>, instrument_cpu_s: f64) -> Metrics {
+fn metrics(r: &LoadResult, server: &ServerUse, instrument_cpu_s: f64) -> Metrics {
     let secs = r.duration.as_secs_f64();
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     Metrics {
@@ -424,50 +435,165 @@ fn metrics(r: &LoadResult, cpu_s: Option<f64>, rss_kb: Option<u64>, instrument_c
         bytes_received: Some(r.bytes_received),
         latency_us: Some(r.latency.clone()),
         first_message_us: r.first_message.clone(),
-        cpu_s,
-        rss_kb,
+        cpu_s: server.cpu_s,
+        rss_kb: server.rss_kb,
+        service_cpu_s: server.service_cpu_s,
+        service_rss_kb: server.service_rss_kb,
         instrument_cpu_s: Some(instrument_cpu_s),
-        instrument_bound: cpu_s.map(|s| instrument_cpu_s > s),
+        instrument_bound: server.cpu_s.map(|s| instrument_cpu_s > s),
         ..Default::default()
     }
 }
 
-/// Samples a subject's CPU time (difference over the measurement) and peak RSS (polled every
-/// 20 ms on a thread, since VmHWM would be the peak of the whole process lifetime).
+/// The subject of the rows being run, and the services it uses.
+struct Server<'a> {
+    subject: &'a dyn RunningSubject,
+    services: Vec<(&'a str, &'a dyn RunningSubject)>,
+}
+
+impl Server<'_> {
+    /// A port of the subject by name, or of one of its services as `<service>.<port>`.
+    fn port(&self, name: &str) -> Option<u16> {
+        if let Some((service, port)) = name.split_once('.') {
+            let (_, s) = self.services.iter().find(|(n, _)| *n == service)?;
+            return s.ports().get(port).copied();
+        }
+        self.subject.ports().get(name).copied()
+    }
+
+    fn service_pids(&self) -> Vec<u32> {
+        self.services.iter().filter_map(|(_, s)| s.pid()).collect()
+    }
+}
+
+/// The services started so far, by name; a service that failed to start keeps its error, so
+/// every subject that needs it fails with the same line.
+#[derive(Default)]
+struct Services {
+    started: BTreeMap<String, Result<Box<dyn RunningSubject>, String>>,
+}
+
+impl Services {
+    /// Starts the named services not yet started; the placeholders a subject using them sees.
+    fn start(&mut self, names: &[String], suite: &Suite, launcher: &dyn Launcher) -> Result<Placeholders, String> {
+        let mut placeholders = Placeholders::default();
+        for name in names {
+            let started = self
+                .started
+                .entry(name.clone())
+                .or_insert_with(|| launcher.start_service(name, &suite.services[name]).map_err(|e| e.to_string()));
+            let service = started.as_ref().map_err(|e| e.clone())?;
+            let dir = service.dir().map(|d| d.display().to_string()).unwrap_or_default();
+            placeholders.add_service(name, &Placeholders::own(&dir, service.ports()));
+        }
+        Ok(placeholders)
+    }
+
+    /// The running ones of `names`.
+    fn of<'a>(&'a self, names: &'a [String]) -> Vec<(&'a str, &'a dyn RunningSubject)> {
+        names.iter().filter_map(|n| Some((n.as_str(), self.started.get(n)?.as_ref().ok()?.as_ref()))).collect()
+    }
+
+    /// Stops every running service not in `needed`.
+    fn stop_unused(&mut self, needed: &[&String]) {
+        for (name, service) in &mut self.started {
+            if let Ok(service) = service {
+                if !needed.contains(&name) {
+                    service.stop();
+                }
+            }
+        }
+    }
+}
+
+/// A subject's spec with the placeholders of its services filled in.
+fn resolve(spec: &SubjectSpec, placeholders: &Placeholders) -> Result<SubjectSpec, String> {
+    if spec.services.is_empty() {
+        return Ok(spec.clone());
+    }
+    Ok(SubjectSpec {
+        command: placeholders.fill_all(&spec.command)?,
+        env: placeholders.fill_map(&spec.env)?,
+        ..spec.clone()
+    })
+}
+
+/// What the server side used during one repeat.
+#[derive(Debug, Default)]
+struct ServerUse {
+    cpu_s: Option<f64>,
+    rss_kb: Option<u64>,
+    service_cpu_s: Option<f64>,
+    service_rss_kb: Option<u64>,
+}
+
+/// Samples the server side's CPU time (difference over the measurement) and peak RSS (polled
+/// every 20 ms on a thread, since VmHWM would be the peak of the whole process lifetime): the
+/// subject and its services, each with every process below it (found again every 0.5 s).
 struct Sampler {
-    pid: Option<u32>,
-    cpu_before: Option<f64>,
+    subject: Option<u32>,
+    services: Vec<u32>,
+    cpu_before: (Option<f64>, f64),
     done: std::sync::Arc<AtomicBool>,
-    thread: Option<std::thread::JoinHandle<u64>>,
+    thread: Option<std::thread::JoinHandle<(u64, u64)>>,
+}
+
+/// Polls between two looks for new processes in a tree.
+const TREE_REFRESH_POLLS: u32 = 25;
+
+fn trees_cpu_s(roots: &[u32]) -> Option<f64> {
+    let pids: Vec<u32> = roots.iter().flat_map(|&r| machine::process_tree(r)).collect();
+    if pids.is_empty() {
+        return None;
+    }
+    Some(pids.iter().filter_map(|&p| machine::process_cpu_s(p)).sum())
 }
 
 impl Sampler {
-    fn start(pid: Option<u32>) -> Sampler {
+    fn start(subject: Option<u32>, services: Vec<u32>) -> Sampler {
         let done = std::sync::Arc::new(AtomicBool::new(false));
-        let thread = pid.map(|pid| {
+        let thread = subject.map(|pid| {
             let done = done.clone();
+            let roots = services.clone();
             std::thread::spawn(move || {
-                let mut peak = 0;
-                loop {
-                    peak = peak.max(machine::process_rss_kb(pid).unwrap_or(0));
+                let (mut peak, mut service_peak) = (0, 0);
+                let (mut mine, mut theirs) = (vec![], vec![]);
+                for poll in 0u32.. {
+                    if poll % TREE_REFRESH_POLLS == 0 {
+                        mine = machine::process_tree(pid);
+                        theirs = roots.iter().flat_map(|&r| machine::process_tree(r)).collect();
+                    }
+                    let rss = |pids: &[u32]| pids.iter().map(|&p| machine::process_rss_kb(p).unwrap_or(0)).sum::<u64>();
+                    let service = rss(&theirs);
+                    peak = peak.max(rss(&mine) + service);
+                    service_peak = service_peak.max(service);
                     if done.load(Ordering::Relaxed) {
-                        return peak;
+                        break;
                     }
                     std::thread::sleep(Duration::from_millis(20));
                 }
+                (peak, service_peak)
             })
         });
-        Sampler { pid, cpu_before: pid.and_then(machine::process_cpu_s), done, thread }
+        let cpu_before = (subject.and_then(|p| trees_cpu_s(&[p])), trees_cpu_s(&services).unwrap_or(0.0));
+        Sampler { subject, services, cpu_before, done, thread }
     }
 
-    fn finish(mut self) -> (Option<f64>, Option<u64>) {
+    fn finish(mut self) -> ServerUse {
         self.done.store(true, Ordering::Relaxed);
-        let rss = self.thread.take().and_then(|t| t.join().ok()).filter(|&kb| kb > 0);
-        let cpu = match (self.cpu_before, self.pid.and_then(machine::process_cpu_s)) {
-            (Some(a), Some(b)) => Some(b - a),
+        let (rss, service_rss) = self.thread.take().and_then(|t| t.join().ok()).unwrap_or((0, 0));
+        let service_cpu = (trees_cpu_s(&self.services).unwrap_or(0.0) - self.cpu_before.1).max(0.0);
+        let cpu = match (self.cpu_before.0, self.subject.and_then(|p| trees_cpu_s(&[p]))) {
+            (Some(a), Some(b)) => Some((b - a).max(0.0) + service_cpu),
             _ => None,
         };
-        (cpu, rss)
+        let with_services = !self.services.is_empty();
+        ServerUse {
+            cpu_s: cpu,
+            rss_kb: Some(rss).filter(|&kb| kb > 0),
+            service_cpu_s: with_services.then_some(service_cpu),
+            service_rss_kb: with_services.then_some(service_rss),
+        }
     }
 }
 

@@ -87,17 +87,24 @@ pub struct Metrics {
     pub deserialize_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size_bytes: Option<u64>,
-    /// CPU seconds (user + system) the subject used during the measurement.
+    /// CPU seconds (user + system) the server side used during the measurement: the subject and
+    /// the services it uses (a broker, a database), every process of each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_s: Option<f64>,
-    /// Peak resident set of the subject during the measurement.
+    /// Peak resident set of the server side (subject and services) during the measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rss_kb: Option<u64>,
+    /// The services' share of `cpu_s`; absent when the subject uses none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_cpu_s: Option<f64>,
+    /// The services' peak resident set, part of `rss_kb`; absent when the subject uses none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_rss_kb: Option<u64>,
     /// CPU seconds the instrument itself used during the measurement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrument_cpu_s: Option<f64>,
-    /// True when the instrument used more CPU than the subject: the number may measure the
-    /// instrument rather than the subject.
+    /// True when the instrument used more CPU than the server side (`cpu_s`): the number may
+    /// measure the instrument rather than the subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrument_bound: Option<bool>,
     /// Further numeric metrics of in-process harnesses (`size_gzip_bytes`, `alloc_bytes`, ...).

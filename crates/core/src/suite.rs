@@ -3,6 +3,9 @@
 //! `[[matrix]]` tables are expanded into scenarios first (`matrix`).
 
 mod matrix;
+mod services;
+
+pub use services::{Placeholders, Ready, ServiceSpec};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +27,9 @@ pub struct Suite {
     pub profiles: BTreeMap<String, Profile>,
     #[serde(default)]
     pub subjects: BTreeMap<String, SubjectSpec>,
+    /// Real servers subjects need (a broker, a database), started by the runner (`services`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub services: BTreeMap<String, ServiceSpec>,
     /// Keys every scenario inherits unless it sets them itself (merged before parsing).
     #[serde(default, skip_serializing)]
     pub scenario_defaults: Option<toml::Table>,
@@ -109,6 +115,10 @@ pub struct SubjectSpec {
     pub health: Health,
     #[serde(default = "default_ready_timeout")]
     pub ready_timeout_s: f64,
+    /// Services it needs, started before it; `{<service>.<port>}` in `command` and `env` is
+    /// replaced by the service's port (`suite::services`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub services: Vec<String>,
 }
 
 fn default_ready_timeout() -> f64 {
@@ -139,6 +149,10 @@ pub struct Scenario {
     /// Connect to the subject's `tls` port with TLS (ALPN picks the HTTP version).
     #[serde(default)]
     pub tls: bool,
+    /// The port the load goes to, when not `plain` or `tls`: another of the subject's ports, or
+    /// `<service>.<port>` of a service the subject uses (an MQTT broker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<String>,
     #[serde(default = "default_method")]
     pub method: String,
     pub path: String,
@@ -322,6 +336,25 @@ impl Suite {
                     format!("no port named `{}` in ports", s.health.port),
                 );
             }
+            let mut sample = Placeholders::default();
+            for service in &s.services {
+                let Some(spec) = self.services.get(service) else {
+                    return bad(format!("subjects.{name}.services"), format!("no service named `{service}`"));
+                };
+                let ports = spec.ports.iter().map(|p| (p.clone(), 1u16)).collect();
+                sample.add_service(service, &Placeholders::own("/dir", &ports));
+            }
+            if let Err(e) = sample.fill_all(&s.command) {
+                return bad(format!("subjects.{name}.command"), e);
+            }
+            if let Err(e) = sample.fill_map(&s.env) {
+                return bad(format!("subjects.{name}.env"), e);
+            }
+        }
+        for (name, s) in &self.services {
+            if let Err((key, message)) = s.check() {
+                return bad(format!("services.{name}.{key}"), message);
+            }
         }
         let mut seen = std::collections::BTreeSet::new();
         for (i, sc) in self.scenarios.iter().enumerate() {
@@ -337,8 +370,28 @@ impl Suite {
             if !drivers.contains(&sc.driver.as_str()) {
                 return bad(key("driver"), format!("unknown driver `{}`; known: {}", sc.driver, drivers.join(", ")));
             }
-            if sc.tls && !subject.ports.contains_key("tls") {
+            if sc.tls && sc.port.is_none() && !subject.ports.contains_key("tls") {
                 return bad(key("tls"), format!("subject `{}` has no port named `tls`", sc.subject));
+            }
+            if let Some(port) = &sc.port {
+                let known = match port.split_once('.') {
+                    None => subject.ports.contains_key(port),
+                    Some((service, p)) => {
+                        subject.services.iter().any(|s| s == service)
+                            && self.services.get(service).is_some_and(|s| s.ports.iter().any(|q| q == p))
+                    }
+                };
+                if !known {
+                    let mut names: Vec<String> = subject.ports.keys().cloned().collect();
+                    for service in &subject.services {
+                        let ports = self.services.get(service).map(|s| s.ports.clone()).unwrap_or_default();
+                        names.extend(ports.iter().map(|p| format!("{service}.{p}")));
+                    }
+                    return bad(
+                        key("port"),
+                        format!("subject `{}` has no port `{port}`; known: {}", sc.subject, names.join(", ")),
+                    );
+                }
             }
             if sc.connections == 0 {
                 return bad(key("connections"), "must be at least 1".into());
@@ -445,12 +498,12 @@ impl Scenario {
         s
     }
 
-    /// Port name this scenario connects to.
-    pub fn port_name(&self) -> &'static str {
-        if self.tls {
-            "tls"
-        } else {
-            "plain"
+    /// Port name this scenario connects to: its `port`, else `tls` or `plain`.
+    pub fn port_name(&self) -> &str {
+        match (&self.port, self.tls) {
+            (Some(p), _) => p,
+            (None, true) => "tls",
+            (None, false) => "plain",
         }
     }
 }
@@ -645,6 +698,60 @@ mod tests {
             for claim in &then.claims {
                 assert!(now.claims.contains(claim), "{name}: claim `{}` changed", claim.id);
             }
+        }
+    }
+
+    const SERVICE: &str = r#"
+        [services.mq]
+        command = ["mosquitto", "-c", "{dir}/m.conf"]
+        ports = ["mqtt"]
+        files = { "m.conf" = "listener {mqtt}" }
+        ready = { port = "mqtt" }
+
+        [subjects.responder]
+        lang = "rust"
+        command = ["r", "--broker", "127.0.0.1:{mq.mqtt}"]
+        ports = { plain = "--port" }
+        health = { path = "/health" }
+        services = ["mq"]
+
+        [[scenarios]]
+        id = "b"
+        subject = "responder"
+        driver = "http1"
+        path = "/"
+        port = "mq.mqtt"
+        requests = 1
+        connections = 1
+    "#;
+
+    #[test]
+    fn services_and_their_placeholders_are_checked() {
+        let s = parse(&format!("{GOOD}\n{SERVICE}")).unwrap();
+        assert_eq!(s.scenarios[1].port_name(), "mq.mqtt");
+        assert_eq!(s.services["mq"].ready, Ready::Port("mqtt".into()));
+        let cases = [
+            (
+                SERVICE.replace("services = [\"mq\"]", "services = [\"pg\"]"),
+                "subjects.responder.services: no service named `pg`",
+            ),
+            (
+                SERVICE.replace("{mq.mqtt}", "{mq.port}"),
+                "subjects.responder.command: unknown placeholder `{mq.port}`; known: {mq.dir}, {mq.mqtt}",
+            ),
+            (SERVICE.replace("listener {mqtt}", "listener {port}"), "services.mq.files: unknown placeholder `{port}`"),
+            (
+                SERVICE.replace("ready = { port = \"mqtt\" }", "ready = { port = \"http\" }"),
+                "services.mq.ready.port: no port named `http`",
+            ),
+            (
+                SERVICE.replace("port = \"mq.mqtt\"", "port = \"mq.amqp\""),
+                "scenarios[1].port: subject `responder` has no port `mq.amqp`; known: plain, mq.mqtt",
+            ),
+        ];
+        for (service, want) in cases {
+            let err = parse(&format!("{GOOD}\n{service}")).unwrap_err();
+            assert!(err.starts_with(&format!("s.toml: {want}")), "got `{err}`, want prefix `{want}`");
         }
     }
 

@@ -1,6 +1,10 @@
 //! The subject supervisor: builds and starts a subject on free loopback ports, waits until its
-//! health check answers, and stops it (TERM, then KILL). Subjects never outlive the runner: each
-//! runs in its own process group with `PR_SET_PDEATHSIG`, so even a SIGKILL of the runner ends it.
+//! health check answers, and stops it (TERM, then KILL). Services (a broker, a database) start the
+//! same way, from a directory of their own in the run's with their generated files, and are ready
+//! when a port accepts or a command succeeds. Subjects and services never outlive the runner:
+//! each runs in its own process group with `PR_SET_PDEATHSIG`, so even a SIGKILL of the runner
+//! ends it. (The kernel clears that signal when a process changes its user, so a service must not
+//! switch users by itself: Mosquitto's generated config says `user root` when run as root.)
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -10,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::suite::{HarnessSpec, SubjectSpec};
+use crate::suite::{HarnessSpec, Placeholders, Ready, ServiceSpec, SubjectSpec};
 
 /// How often readiness is polled while waiting (bounded by the subject's `ready_timeout_s`).
 const READY_POLL: Duration = Duration::from_millis(25);
@@ -27,10 +31,15 @@ pub enum SupervisorError {
     Spawn { subject: String, program: String, source: std::io::Error, hint: String },
     #[error("subject `{subject}`: build `{command}` failed: {tail}")]
     Build { subject: String, command: String, tail: String },
-    #[error("subject `{subject}` exited with {status} before it was ready; last stderr: {tail}")]
-    Exited { subject: String, status: String, tail: String },
-    #[error("subject `{subject}` not ready after {timeout_s} s (GET {url}); last stderr: {tail}")]
-    NotReady { subject: String, timeout_s: f64, url: String, tail: String },
+    /// `who` is "subject `x`" or "service `x`".
+    #[error("{who} exited with {status} before it was ready; last stderr: {tail}")]
+    Exited { who: String, status: String, tail: String },
+    #[error("{who} not ready after {timeout_s} s ({check}); last stderr: {tail}")]
+    NotReady { who: String, timeout_s: f64, check: String, tail: String },
+    #[error("service `{service}`: `{program}` is not installed{hint}")]
+    Missing { service: String, program: String, hint: String },
+    #[error("service `{service}`: {message}")]
+    Service { service: String, message: String },
     #[error("harness `{id}` failed ({status}); last stderr: {tail}")]
     HarnessFailed { id: String, status: String, tail: String },
     #[error("cannot pick a free port: {0}")]
@@ -42,6 +51,10 @@ pub enum SupervisorError {
 /// A subject the runner can start; implemented by `Supervisor` and by mocks in tests.
 pub trait Launcher {
     fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError>;
+
+    /// Starts a service: writes its files into its own directory, runs its setup commands,
+    /// starts it and waits until it is ready.
+    fn start_service(&self, name: &str, spec: &ServiceSpec) -> Result<Box<dyn RunningSubject>, SupervisorError>;
 
     /// Runs an in-process harness with `args` appended, calling `line` with each line it prints
     /// on stdout as it prints it. Errors when it cannot start, exits non-zero or times out.
@@ -56,6 +69,10 @@ pub trait RunningSubject {
     fn pid(&self) -> Option<u32>;
     /// Stops the subject; also done on drop.
     fn stop(&mut self);
+    /// A service's directory (`{<service>.dir}`); `None` for subjects.
+    fn dir(&self) -> Option<&Path> {
+        None
+    }
 }
 
 /// Starts real processes.
@@ -141,9 +158,71 @@ impl Launcher for Supervisor {
             },
             source,
         })?;
-        let mut subject = Process { name: name.into(), child, ports, log_path, stopped: false };
-        subject.wait_ready(spec)?;
+        let mut subject =
+            Process { who: format!("subject `{name}`"), child, ports, log_path, stopped: false, dir: None };
+        let port = subject.ports[&spec.health.port];
+        let check = format!("GET http://127.0.0.1:{port}{}", spec.health.path);
+        subject.wait_ready(spec.ready_timeout_s, check, || health_ok(port, &spec.health.path))?;
         Ok(Box::new(subject))
+    }
+
+    fn start_service(&self, name: &str, spec: &ServiceSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        let failed = |message: String| SupervisorError::Service { service: name.into(), message };
+        let dir = self.log_dir.join(format!("service-{name}"));
+        std::fs::create_dir_all(&dir).map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
+        let mut ports = BTreeMap::new();
+        for port_name in &spec.ports {
+            ports.insert(port_name.clone(), free_port()?);
+        }
+        let own = Placeholders::own(&dir.display().to_string(), &ports);
+        let command = own.fill_all(&spec.command).map_err(failed)?;
+        let env = own.fill_map(&spec.env).map_err(failed)?;
+        let program = find_program(&command[0]).ok_or_else(|| SupervisorError::Missing {
+            service: name.into(),
+            program: command[0].clone(),
+            hint: spec.install.as_ref().map_or(String::new(), |i| format!(": {i}")),
+        })?;
+        for (file, text) in &spec.files {
+            let path = dir.join(file);
+            std::fs::write(&path, own.fill(text).map_err(failed)?)
+                .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
+        }
+        let log_path = self.log_dir.join(format!("service-{name}.log"));
+        let log_error = |source| SupervisorError::Log { path: log_path.display().to_string(), source };
+        for step in &spec.setup {
+            let step = own.fill_all(step).map_err(failed)?;
+            let program = find_program(&step[0]).unwrap_or_else(|| PathBuf::from(&step[0]));
+            let mut cmd = Command::new(&program);
+            cmd.args(&step[1..]).current_dir(&dir).envs(&env).stdin(Stdio::null());
+            tie_to_runner(&mut cmd, &[]);
+            let out = cmd.output().map_err(|e| failed(format!("setup `{}`: {e}", step.join(" "))))?;
+            if !out.status.success() {
+                let text = String::from_utf8_lossy(&out.stderr);
+                return Err(failed(format!("setup `{}` failed ({}): {}", step.join(" "), out.status, tail(&text))));
+            }
+        }
+        let log = std::fs::File::create(&log_path).map_err(log_error)?;
+        let mut cmd = Command::new(&program);
+        cmd.args(&command[1..]).current_dir(&dir).envs(&env);
+        cmd.stdin(Stdio::null()).stdout(log.try_clone().map_err(log_error)?).stderr(log);
+        tie_to_runner(&mut cmd, &self.cpus);
+        let child = cmd.spawn().map_err(|e| failed(format!("cannot start `{}`: {e}", program.display())))?;
+        let mut service =
+            Process { who: format!("service `{name}`"), child, ports, log_path, stopped: false, dir: Some(dir) };
+        match &spec.ready {
+            Ready::Port(p) => {
+                let port = service.ports[p];
+                let check = format!("nothing accepted on port {port} ({p})");
+                service.wait_ready(spec.ready_timeout_s, check, || port_accepts(port))?;
+            }
+            Ready::Command(argv) => {
+                let argv = own.fill_all(argv).map_err(failed)?;
+                let check = format!("`{}` kept failing", argv.join(" "));
+                let dir = service.dir.clone().unwrap_or_default();
+                service.wait_ready(spec.ready_timeout_s, check, || command_succeeds(&argv, &dir, &env))?;
+            }
+        }
+        Ok(Box::new(service))
     }
 
     fn harness(&self, h: &HarnessSpec, args: &[String], line: &mut dyn FnMut(&str)) -> Result<(), SupervisorError> {
@@ -249,42 +328,73 @@ pub fn resolve_program(program: &str, workdir: &Path) -> PathBuf {
     }
 }
 
+/// A service's program: a path as given, a bare name on PATH, else in the system directories
+/// Debian installs servers to (`/usr/sbin`, PostgreSQL's versioned `bin`).
+fn find_program(program: &str) -> Option<PathBuf> {
+    let is_file = |p: &Path| p.is_file();
+    if program.contains('/') {
+        return Some(PathBuf::from(program)).filter(|p| is_file(p));
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    dirs.extend(["/usr/local/sbin", "/usr/sbin", "/sbin"].map(PathBuf::from));
+    let mut postgres: Vec<PathBuf> =
+        glob::glob("/usr/lib/postgresql/*/bin").map(|g| g.flatten().collect()).unwrap_or_default();
+    postgres.sort();
+    dirs.extend(postgres.into_iter().rev());
+    dirs.into_iter().map(|d| d.join(program)).find(|p| is_file(p))
+}
+
+fn port_accepts(port: u16) -> bool {
+    TcpStream::connect_timeout(&SocketAddr::from((Ipv4Addr::LOCALHOST, port)), Duration::from_millis(500)).is_ok()
+}
+
+/// Runs a readiness command (tied to the runner, output discarded); true when it exits 0.
+fn command_succeeds(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -> bool {
+    let program = find_program(&argv[0]).unwrap_or_else(|| PathBuf::from(&argv[0]));
+    let mut cmd = Command::new(program);
+    cmd.args(&argv[1..]).current_dir(dir).envs(env).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    tie_to_runner(&mut cmd, &[]);
+    cmd.status().is_ok_and(|s| s.success())
+}
+
 fn free_port() -> Result<u16, SupervisorError> {
     let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(SupervisorError::NoPort)?;
     Ok(l.local_addr().map_err(SupervisorError::NoPort)?.port())
 }
 
 struct Process {
-    name: String,
+    /// "subject `x`" or "service `x`", for errors.
+    who: String,
     child: Child,
     ports: BTreeMap<String, u16>,
     log_path: PathBuf,
     stopped: bool,
+    dir: Option<PathBuf>,
 }
 
 impl Process {
-    fn wait_ready(&mut self, spec: &SubjectSpec) -> Result<(), SupervisorError> {
-        let port = self.ports[&spec.health.port];
-        let url = format!("http://127.0.0.1:{port}{}", spec.health.path);
-        let deadline = Instant::now() + Duration::from_secs_f64(spec.ready_timeout_s);
+    /// Polls `ready` until it holds, the process exits or `timeout_s` passes (then it is stopped).
+    fn wait_ready(&mut self, timeout_s: f64, check: String, ready: impl Fn() -> bool) -> Result<(), SupervisorError> {
+        let deadline = Instant::now() + Duration::from_secs_f64(timeout_s);
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
                 self.stopped = true;
                 return Err(SupervisorError::Exited {
-                    subject: self.name.clone(),
+                    who: self.who.clone(),
                     status: status.to_string(),
                     tail: self.stderr_tail(),
                 });
             }
-            if health_ok(port, &spec.health.path) {
+            if ready() {
                 return Ok(());
             }
             if Instant::now() >= deadline {
                 self.stop();
                 return Err(SupervisorError::NotReady {
-                    subject: self.name.clone(),
-                    timeout_s: spec.ready_timeout_s,
-                    url,
+                    who: self.who.clone(),
+                    timeout_s,
+                    check,
                     tail: self.stderr_tail(),
                 });
             }
@@ -331,6 +441,10 @@ impl RunningSubject for Process {
         Some(self.child.id())
     }
 
+    fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
     fn stop(&mut self) {
         if self.stopped {
             return;
@@ -362,7 +476,7 @@ impl Drop for Process {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Health;
+    use crate::suite::{Health, Ready, ServiceSpec};
 
     fn spec(command: &[&str]) -> SubjectSpec {
         SubjectSpec {
@@ -375,6 +489,7 @@ mod tests {
             env: BTreeMap::new(),
             health: Health { port: "plain".into(), path: "/health".into() },
             ready_timeout_s: 1.0,
+            services: vec![],
         }
     }
 
@@ -419,6 +534,57 @@ mod tests {
         let (_d, s) = supervisor();
         let err = s.start("x", &spec(&["./no-such-binary"])).err().unwrap().to_string();
         assert!(err.starts_with("subject `x`: cannot start"), "{err}");
+    }
+
+    fn service(command: &[&str], ready: Ready) -> ServiceSpec {
+        ServiceSpec {
+            command: command.iter().map(|s| s.to_string()).collect(),
+            ports: vec!["main".into()],
+            files: [("conf.txt".to_string(), "port {main} in {dir}".to_string())].into(),
+            setup: vec![vec!["sh".into(), "-c".into(), "echo set up > {dir}/setup.txt".into()]],
+            env: BTreeMap::new(),
+            ready,
+            ready_timeout_s: 1.0,
+            install: Some("run `make setup`".into()),
+        }
+    }
+
+    /// A service that listens on the port its generated file names, like a broker reading its
+    /// config: the file, the setup step, readiness by port, and a stop that ends it.
+    #[test]
+    fn a_service_gets_its_files_setup_and_port_and_stops() {
+        let (d, s) = supervisor();
+        let listen = "import socket,sys,time; p=int(open('conf.txt').read().split()[1]); \
+                      l=socket.socket(); l.bind(('127.0.0.1',p)); l.listen(); time.sleep(30)";
+        let mut svc = s.start_service("db", &service(&["python3", "-c", listen], Ready::Port("main".into()))).unwrap();
+        let dir = d.path().join("service-db");
+        assert_eq!(svc.dir(), Some(dir.as_path()));
+        let port = svc.ports()["main"];
+        let conf = std::fs::read_to_string(dir.join("conf.txt")).unwrap();
+        assert_eq!(conf, format!("port {port} in {}", dir.display()));
+        assert_eq!(std::fs::read_to_string(dir.join("setup.txt")).unwrap(), "set up\n");
+        assert!(port_accepts(port));
+        let pid = svc.pid().unwrap();
+        svc.stop();
+        assert!(!Path::new(&format!("/proc/{pid}")).exists() || !port_accepts(port), "stopped");
+    }
+
+    #[test]
+    fn service_failures_are_one_line_each() {
+        let (_d, s) = supervisor();
+        let missing = s.start_service("mq", &service(&["no-such-broker"], Ready::Port("main".into())));
+        assert_eq!(
+            missing.err().unwrap().to_string(),
+            "service `mq`: `no-such-broker` is not installed: run `make setup`"
+        );
+        let never = s.start_service("mq", &service(&["sleep", "30"], Ready::Command(vec!["false".into()])));
+        let e = never.err().unwrap().to_string();
+        assert!(e.starts_with("service `mq` not ready after 1 s (`false` kept failing)"), "{e}");
+        let mut bad_setup = service(&["sleep", "30"], Ready::Port("main".into()));
+        bad_setup.setup = vec![vec!["sh".into(), "-c".into(), "echo no space left >&2; exit 4".into()]];
+        let e = s.start_service("mq", &bad_setup).err().unwrap().to_string();
+        assert!(e.starts_with("service `mq`: setup `sh -c echo no space"), "{e}");
+        assert!(e.ends_with("failed (exit status: 4): no space left"), "{e}");
     }
 
     #[test]

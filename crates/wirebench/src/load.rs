@@ -28,6 +28,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         subject: "url".into(),
         driver: args.driver.clone(),
         tls: target.tls,
+        port: None,
         method: args.method.clone(),
         path,
         body_bytes: args.body_bytes,

@@ -4,7 +4,8 @@
 use super::*;
 use crate::results::Results;
 use crate::supervisor::SupervisorError;
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 const SUITE: &str = r#"
 [subjects.good]
@@ -18,6 +19,33 @@ lang = "go"
 command = ["broken"]
 ports = { plain = "--port" }
 health = { path = "/health" }
+
+# A subject behind a broker it does not run: the load goes to the broker's port.
+[services.broker]
+command = ["broker", "-c", "{dir}/broker.conf"]
+ports = ["mqtt"]
+files = { "broker.conf" = "listener {mqtt}" }
+ready = { port = "mqtt" }
+
+[services.gone]
+command = ["gone"]
+ports = ["db"]
+ready = { command = ["ping-db", "{db}"] }
+install = "run `make setup`"
+
+[subjects.responder]
+lang = "rust"
+command = ["responder", "--broker", "127.0.0.1:{broker.mqtt}"]
+ports = { plain = "--port" }
+health = { path = "/health" }
+services = ["broker"]
+
+[subjects.needs-gone]
+lang = "java"
+command = ["app", "--db", "{gone.db}"]
+ports = { plain = "--port" }
+health = { path = "/health" }
+services = ["gone"]
 
 [scenario_defaults]
 connections = 2
@@ -49,6 +77,19 @@ subject = "broken"
 driver = "mock"
 path = "/x"
 
+[[scenarios]]
+id = "via-broker"
+subject = "responder"
+driver = "mock"
+path = "/fast"
+port = "broker.mqtt"
+
+[[scenarios]]
+id = "no-db"
+subject = "needs-gone"
+driver = "mock"
+path = "/x"
+
 [[harnesses]]
 id = "codec"
 lang = "rust"
@@ -60,30 +101,63 @@ lang = "go"
 command = ["crashing"]
 "#;
 
-struct MockSubject(BTreeMap<String, u16>);
+/// What the mock launcher was asked to do, in order.
+type Log = Rc<RefCell<Vec<String>>>;
+
+struct MockSubject(String, BTreeMap<String, u16>, Log);
 
 impl RunningSubject for MockSubject {
     fn ports(&self) -> &BTreeMap<String, u16> {
-        &self.0
+        &self.1
     }
     fn pid(&self) -> Option<u32> {
         None
     }
-    fn stop(&mut self) {}
+    fn stop(&mut self) {
+        let line = format!("stop {}", self.0);
+        if !self.2.borrow().contains(&line) {
+            self.2.borrow_mut().push(line);
+        }
+    }
+    fn dir(&self) -> Option<&Path> {
+        Some(Path::new("/run/broker"))
+    }
 }
 
-struct MockLauncher;
+#[derive(Default)]
+struct MockLauncher {
+    log: Log,
+}
 
 impl Launcher for MockLauncher {
-    fn start(&self, name: &str, _: &crate::suite::SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+    fn start(&self, name: &str, spec: &crate::suite::SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        self.log.borrow_mut().push(format!("start {name}: {}", spec.command.join(" ")));
         if name == "broken" {
             return Err(SupervisorError::Exited {
-                subject: name.into(),
+                who: format!("subject `{name}`"),
                 status: "exit status: 1".into(),
                 tail: "boom".into(),
             });
         }
-        Ok(Box::new(MockSubject([("plain".to_string(), 1111), ("tls".to_string(), 2222)].into())))
+        let ports = [("plain".to_string(), 1111), ("tls".to_string(), 2222)].into();
+        Ok(Box::new(MockSubject(name.into(), ports, self.log.clone())))
+    }
+
+    /// `broker` starts on port 3333; `gone` is not installed.
+    fn start_service(
+        &self,
+        name: &str,
+        _: &crate::suite::ServiceSpec,
+    ) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        self.log.borrow_mut().push(format!("start service {name}"));
+        if name == "gone" {
+            return Err(SupervisorError::Missing {
+                service: name.into(),
+                program: "gone".into(),
+                hint: ": run `make setup`".into(),
+            });
+        }
+        Ok(Box::new(MockSubject(name.into(), [("mqtt".to_string(), 3333)].into(), self.log.clone())))
     }
 
     /// `codec` prints one measurement per repeat and a stray line; `crashing` exits non-zero.
@@ -126,7 +200,7 @@ impl Executor for MockExecutor {
     }
 
     fn measure(&self, s: &Scenario, plan: &Plan, t: &Target, live: &AtomicU64) -> Result<LoadResult, String> {
-        assert_eq!(t.port, 1111);
+        assert_eq!(t.port, if s.id == "via-broker" { 3333 } else { 1111 }, "{}", s.id);
         self.measured.set(self.measured.get() + 1);
         let Stop::Requests(n) = plan.stop else { panic!("mock suite uses request counts") };
         live.fetch_add(n, Ordering::Relaxed);
@@ -169,7 +243,8 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
         clock: fixed_clock,
     };
     let exec = MockExecutor::default();
-    let out = run(&suite, &opts, &MockLauncher, &exec, &NoProgress::default()).unwrap();
+    let launcher = MockLauncher::default();
+    let out = run(&suite, &opts, &launcher, &exec, &NoProgress::default()).unwrap();
     let results = Results::read(&out).unwrap();
     assert_eq!(results.run.finished_at.as_deref(), Some("2026-01-01T00:00:01Z"));
 
@@ -184,6 +259,10 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("wrong-bytes", 0, Status::Failed),
             ("flaky", 1, Status::Failed),
             ("dead", 0, Status::Failed),
+            ("via-broker", 1, Status::Ok),
+            ("via-broker", 2, Status::Ok),
+            ("via-broker", 3, Status::Ok),
+            ("no-db", 0, Status::Failed),
             ("users-json-rust", 1, Status::Ok),
             ("users-json-rust", 2, Status::Ok),
             ("users-json-rust", 3, Status::Ok),
@@ -191,6 +270,33 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("crashing", 0, Status::Failed),
         ]
     );
+    // The responder learns the broker's port; the broker starts before it and stops after it;
+    // a service that is missing fails its subject's rows with the one line that says so.
+    assert_eq!(
+        *launcher.log.borrow(),
+        [
+            "start good: good",
+            "stop good",
+            "start broken: broken",
+            "start service broker",
+            "start responder: responder --broker 127.0.0.1:3333",
+            "stop responder",
+            "stop broker",
+            "start service gone",
+        ]
+    );
+    assert_eq!(
+        results.measurements[9].error.as_deref(),
+        Some("service `gone`: `gone` is not installed: run `make setup`")
+    );
+    let results = Results {
+        measurements: results
+            .measurements
+            .into_iter()
+            .filter(|m| !["via-broker", "no-db"].contains(&m.scenario.as_str()))
+            .collect(),
+        ..results
+    };
     let codec = &results.measurements[6];
     assert_eq!((codec.run_id.as_str(), codec.suite.as_str()), ("run-1", "mock"), "the runner's ids win");
     assert_eq!(codec.metrics.extra["size_gzip_bytes"], 7.0);
@@ -203,8 +309,8 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
         results.measurements[10].error.as_deref(),
         Some("harness `crashing` failed (exit status: 2); last stderr: oops")
     );
-    // fast: warm-up + 3 repeats; flaky: warm-up + 1 failed repeat.
-    assert_eq!(exec.measured.get(), 6);
+    // fast and via-broker: warm-up + 3 repeats each; flaky: warm-up + 1 failed repeat.
+    assert_eq!(exec.measured.get(), 10);
 
     let fast = &results.measurements[0];
     assert_eq!(fast.metrics.requests, Some(1000));
@@ -247,6 +353,7 @@ fn only_glob_that_matches_nothing_is_an_error() {
         git_revision: None,
         clock: fixed_clock,
     };
-    let err = run(&suite, &opts, &MockLauncher, &MockExecutor::default(), &NoProgress::default()).unwrap_err();
+    let err =
+        run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default()).unwrap_err();
     assert_eq!(err.to_string(), "--only `nothing*` matches no scenario of suite `mock`");
 }
