@@ -2,8 +2,8 @@
 //! measured value satisfies the claim, refuted when the whole interval contradicts it,
 //! inconclusive when the interval straddles the threshold or there are too few repeats.
 //!
-//! A ratio of two scenarios measured in the same repeats (1..R of both) is estimated from the
-//! per-repeat ratios: their geometric mean, with a Student-t interval on their logarithms. The
+//! A ratio of two scenarios measured in the same repeats (1..R of both), or a ratio of two such
+//! ratios (`versus`), is estimated from the per-repeat values: their geometric mean, with a Student-t interval on their logarithms. The
 //! harnesses interleave their scenarios repeat by repeat, so a slow moment of the machine hits
 //! both sides of a pair and cancels; the interval stays positive. Without two such pairs, the
 //! ratio of medians with the conservative interval (extremes of both intervals) is used.
@@ -47,7 +47,6 @@ pub struct Judged {
 
 pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
     let scenario = |id: &str| summaries.iter().find(|s| s.scenario == id);
-    let find = |id: &str| scenario(id).and_then(|s| s.get(&claim.metric).copied());
     let inconclusive = |reason: String| Judged {
         claim: claim.clone(),
         value: None,
@@ -55,37 +54,49 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
         verdict: Verdict::Inconclusive,
         reason: Some(reason),
     };
-    let Some(num) = find(&claim.numerator) else {
-        return inconclusive(format!("no {} measured for {}", claim.metric, claim.numerator));
-    };
-    let (value, interval) = match &claim.denominator {
-        None => (num.median, num.ci),
-        Some(den_id) => {
-            let Some(den) = find(den_id) else {
-                return inconclusive(format!("no {} measured for {den_id}", claim.metric));
-            };
-            let repeats = |id: &str| scenario(id).and_then(|s| s.by_repeat.get(claim.metric.as_str()));
-            if let Some(paired) = repeats(&claim.numerator).zip(repeats(den_id)).and_then(|(n, d)| paired_ratio(n, d)) {
-                return decide(claim, paired.0, Some(paired.1));
-            }
-            if den.median == 0.0 {
-                return inconclusive(format!("{} of {den_id} is zero", claim.metric));
-            }
-            let interval = match (num.ci, den.ci) {
-                (Some((nl, nh)), Some((dl, dh))) if dl > 0.0 => Some((nl / dh, nh / dl)),
-                _ => None,
-            };
-            (num.median / den.median, interval)
+    let factors = claim.factors();
+    let mut measured = Vec::new();
+    for &(id, exponent) in &factors {
+        let Some(s) = scenario(id).and_then(|s| s.get(&claim.metric).copied()) else {
+            return inconclusive(format!("no {} measured for {id}", claim.metric));
+        };
+        if exponent < 0 && s.median == 0.0 {
+            return inconclusive(format!("{} of {id} is zero", claim.metric));
         }
-    };
+        measured.push((s, exponent));
+    }
+    if factors.len() == 1 {
+        return decide(claim, measured[0].0.median, measured[0].0.ci);
+    }
+    let repeats: Option<Vec<_>> =
+        factors.iter().map(|&(id, e)| Some((scenario(id)?.by_repeat.get(claim.metric.as_str())?, e))).collect();
+    if let Some(paired) = repeats.and_then(|r| paired_ratio(&r)) {
+        return decide(claim, paired.0, Some(paired.1));
+    }
+    // The ratio of medians, with the conservative interval: each factor at the end of its own
+    // interval that moves the value most.
+    let value = measured.iter().map(|(s, e)| s.median.powi(*e)).product();
+    let interval = measured.iter().try_fold((1.0, 1.0), |(lo, hi), (s, e)| match s.ci {
+        Some((l, h)) if *e > 0 => Some((lo * l, hi * h)),
+        Some((l, h)) if l > 0.0 => Some((lo / h, hi / l)),
+        _ => None,
+    });
     decide(claim, value, interval)
 }
 
-/// Geometric mean of the per-repeat ratios `num[r] / den[r]` over the repeats both have, and its
-/// 95 % interval; `None` with fewer than two positive pairs.
-fn paired_ratio(num: &BTreeMap<u32, f64>, den: &BTreeMap<u32, f64>) -> Option<(f64, (f64, f64))> {
-    let logs: Vec<f64> =
-        num.iter().filter_map(|(r, &n)| den.get(r).filter(|&&d| n > 0.0 && d > 0.0).map(|&d| (n / d).ln())).collect();
+/// Geometric mean over the repeats every factor has of the per-repeat products
+/// `Π metric[r]^exponent` (a ratio, or a ratio of ratios), and its 95 % interval; `None` with
+/// fewer than two repeats where every factor is positive.
+fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)]) -> Option<(f64, (f64, f64))> {
+    let (first, _) = factors.first()?;
+    let logs: Vec<f64> = first
+        .keys()
+        .filter_map(|r| {
+            factors.iter().try_fold(0.0, |sum, (values, e)| {
+                values.get(r).filter(|&&v| v > 0.0).map(|v| sum + f64::from(*e) * v.ln())
+            })
+        })
+        .collect();
     let s = Summary::of(&logs)?;
     let (lo, hi) = s.ci?;
     Some((s.mean.exp(), (lo.exp(), hi.exp())))
@@ -148,6 +159,7 @@ mod tests {
             metric: "rps".into(),
             numerator: "a".into(),
             denominator: Some("b".into()),
+            versus: None,
             op,
             threshold,
         }
@@ -195,8 +207,37 @@ mod tests {
         // Ratios 1.01, 1.01, 1.65: all above 1, but too spread to rule out a mean below 1.
         let num: BTreeMap<u32, f64> = [(1, 101.0), (2, 101.0), (3, 165.0)].into();
         let den: BTreeMap<u32, f64> = [(1, 100.0), (2, 100.0), (3, 100.0)].into();
-        let (_, (lo, hi)) = paired_ratio(&num, &den).unwrap();
+        let (_, (lo, hi)) = paired_ratio(&[(&num, 1), (&den, -1)]).unwrap();
         assert!(lo < 1.0 && hi > 1.65, "{lo} {hi}");
+    }
+
+    /// "WSS degrades less than REST from 1 KB to 1 MB": (wss1k/wss1m) / (rest1k/rest1m) < 1.
+    #[test]
+    fn a_ratio_of_ratios_pairs_all_four_scenarios_or_takes_the_conservative_interval() {
+        let versus = Claim {
+            numerator: "ws-1kb".into(),
+            denominator: Some("ws-1mb".into()),
+            versus: Some(crate::suite::Versus { numerator: "rest-1kb".into(), denominator: "rest-1mb".into() }),
+            ..claim(Op::Less, 1.0)
+        };
+        // WS slows 40x, REST 280x, with a slow repeat 2 everywhere: 40 / 280 = 1/7 exactly.
+        let rows = |f: fn(&str, &[f64]) -> ScenarioSummary| {
+            vec![
+                f("ws-1kb", &[120_000.0, 60_000.0, 120_000.0]),
+                f("ws-1mb", &[3_000.0, 1_500.0, 3_000.0]),
+                f("rest-1kb", &[700_000.0, 350_000.0, 700_000.0]),
+                f("rest-1mb", &[2_500.0, 1_250.0, 2_500.0]),
+            ]
+        };
+        let j = judge(&versus, &rows(paired));
+        assert_eq!(j.verdict, Verdict::Confirmed);
+        assert!((j.value.unwrap() - 1.0 / 7.0).abs() < 1e-9, "{:?}", j.value);
+        let j = judge(&versus, &rows(summary));
+        assert!((j.value.unwrap() - 1.0 / 7.0).abs() < 1e-9);
+        let (lo, hi) = j.interval.unwrap();
+        assert!(lo < 1.0 / 7.0 && hi > 1.0 / 7.0, "{lo} {hi}");
+        let missing = judge(&versus, &rows(paired)[..3]);
+        assert_eq!(missing.reason.as_deref(), Some("no rps measured for rest-1mb"));
     }
 
     #[test]

@@ -236,7 +236,8 @@ impl Default for Expect {
 }
 
 /// A published finding and the measured expression that tests it:
-/// `metric(numerator) [/ metric(denominator)] <op> threshold`.
+/// `metric(numerator) [/ metric(denominator)] [/ (metric(versus.numerator) /
+/// metric(versus.denominator))] <op> threshold`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
@@ -253,8 +254,33 @@ pub struct Claim {
     pub numerator: String,
     #[serde(default)]
     pub denominator: Option<String>,
+    /// A second ratio the first is divided by, for claims about how much one thing degrades
+    /// against another ("WSS slows 37.9x from 1 KB to 1 MB, REST 276.9x").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versus: Option<Versus>,
     pub op: Op,
     pub threshold: f64,
+}
+
+/// The ratio a claim's ratio is divided by.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Versus {
+    pub numerator: String,
+    pub denominator: String,
+}
+
+impl Claim {
+    /// The scenarios of the claim's expression with their exponents: the value is the product
+    /// of `metric(id)^exponent`.
+    pub fn factors(&self) -> Vec<(&str, i32)> {
+        let mut f = vec![(self.numerator.as_str(), 1)];
+        f.extend(self.denominator.as_deref().map(|d| (d, -1)));
+        if let Some(v) = &self.versus {
+            f.extend([(v.numerator.as_str(), -1), (v.denominator.as_str(), 1)]);
+        }
+        f
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -434,7 +460,19 @@ impl Suite {
             return bad("default_profile".into(), format!("no profile named `{}`", self.default_profile));
         }
         for (i, c) in self.claims.iter().enumerate() {
-            for (k, id) in [("numerator", Some(&c.numerator)), ("denominator", c.denominator.as_ref())] {
+            if c.versus.is_some() && c.denominator.is_none() {
+                return bad(
+                    format!("claims[{i}].versus"),
+                    "needs a denominator: it divides one ratio by another".into(),
+                );
+            }
+            let versus = c.versus.as_ref();
+            for (k, id) in [
+                ("numerator", Some(&c.numerator)),
+                ("denominator", c.denominator.as_ref()),
+                ("versus.numerator", versus.map(|v| &v.numerator)),
+                ("versus.denominator", versus.map(|v| &v.denominator)),
+            ] {
                 if let Some(id) = id {
                     let from_harness = self
                         .harnesses

@@ -38,6 +38,10 @@ impl<S> Counted<S> {
     pub fn new(inner: S, counters: Rc<Counters>) -> Self {
         Counted { inner, counters }
     }
+
+    pub fn get_ref(&self) -> &S {
+        &self.inner
+    }
 }
 
 impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {

@@ -53,6 +53,12 @@ pub const DRIVERS: &[DriverInfo] = &[
         new: drivers::grpc::new,
     },
     DriverInfo {
+        id: "mqtt",
+        help: "MQTT 3.1.1 through a broker: publish the body, wait for a responder's echo (QoS 1 or 0)",
+        ok_status: 0,
+        new: drivers::mqtt::new,
+    },
+    DriverInfo {
         id: "sse",
         help: "Server-Sent Events over HTTP/1.1 (or TLS): a GET whose answer is an event stream",
         ok_status: 200,

@@ -152,9 +152,12 @@ pub fn claim_expression(claim: &Claim) -> String {
         Op::Less => "<",
     };
     let m = &claim.metric;
-    let lhs = match &claim.denominator {
-        Some(d) => format!("{m}({}) / {m}({d})", claim.numerator),
-        None => format!("{m}({})", claim.numerator),
+    let lhs = match (&claim.denominator, &claim.versus) {
+        (Some(d), Some(v)) => {
+            format!("({m}({}) / {m}({d})) / ({m}({}) / {m}({}))", claim.numerator, v.numerator, v.denominator)
+        }
+        (Some(d), None) => format!("{m}({}) / {m}({d})", claim.numerator),
+        (None, _) => format!("{m}({})", claim.numerator),
     };
     let threshold =
         if claim.denominator.is_some() { sig3(claim.threshold) } else { claim_value(claim, claim.threshold) };
@@ -208,6 +211,18 @@ fn range_text(a: usize, b: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claim_expressions_show_every_scenario_they_divide() {
+        let mut claim: Claim = serde_json::from_value(serde_json::json!({
+            "id": "c", "text": "t", "published": "p", "metric": "rps", "numerator": "a", "denominator": "b",
+            "versus": { "numerator": "c", "denominator": "d" }, "op": "<", "threshold": 1.0,
+        }))
+        .unwrap();
+        assert_eq!(claim_expression(&claim), "(rps(a) / rps(b)) / (rps(c) / rps(d)) < 1.00");
+        claim.versus = None;
+        assert_eq!(claim_expression(&claim), "rps(a) / rps(b) < 1.00");
+    }
 
     #[test]
     fn numbers_format_readably() {

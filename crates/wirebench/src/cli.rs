@@ -63,7 +63,7 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// http://host:port/path or https://host:port/path, ws:// or wss:// (loopback only).
+    /// http://host:port/path or https://host:port/path, ws://, wss:// or mqtt://host:port (loopback only).
     pub url: String,
     /// Load driver (see `wirebench list`).
     #[arg(long, default_value = "http1")]

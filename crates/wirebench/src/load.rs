@@ -99,11 +99,11 @@ fn parse_params(pairs: &[String]) -> anyhow::Result<BTreeMap<String, serde_json:
         .collect()
 }
 
-/// Splits `http[s]://host:port/path` (or `ws[s]://`); only loopback hosts are accepted.
+/// Splits `http[s]://host:port/path` (or `ws[s]://`, `mqtt://`); only loopback hosts are accepted.
 fn parse_url(url: &str) -> anyhow::Result<(Target, String)> {
-    let schemes = [("https://", true), ("http://", false), ("wss://", true), ("ws://", false)];
+    let schemes = [("https://", true), ("http://", false), ("wss://", true), ("ws://", false), ("mqtt://", false)];
     let Some((tls, rest)) = schemes.iter().find_map(|(s, tls)| url.strip_prefix(s).map(|r| (*tls, r))) else {
-        bail!("`{url}`: expected http://host:port/path, https://..., ws://... or wss://...");
+        bail!("`{url}`: expected http://host:port/path, https://..., ws://..., wss://... or mqtt://host:port");
     };
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let (host, port) = authority.rsplit_once(':').with_context(|| format!("`{url}`: the URL needs a port"))?;

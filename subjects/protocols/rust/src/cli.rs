@@ -27,18 +27,9 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the process arguments; a usage error is printed as one line and exits non-zero,
-    /// so a supervisor's log shows the cause without clap's multi-line usage block.
+    /// Parses the process arguments (`parse_or_exit`).
     pub fn parse_or_exit(name: &'static str, about: &'static str) -> Self {
-        let parsed = Self::command().name(name).about(about).try_get_matches().and_then(|m| Self::from_arg_matches(&m));
-        match parsed {
-            Ok(cli) => cli,
-            Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => err.exit(),
-            Err(err) => {
-                eprintln!("{}", one_line(&err.to_string()));
-                std::process::exit(err.exit_code());
-            }
-        }
+        parse_or_exit(name, about)
     }
 
     /// A multi-threaded tokio runtime of `workers()` threads (the gRPC and WebSocket servers).
@@ -49,6 +40,20 @@ impl Cli {
     /// Worker count; `available_parallelism` honours the affinity mask the runner pins us to.
     pub fn workers(&self) -> usize {
         self.workers.or_else(|| std::thread::available_parallelism().ok()).map_or(1, NonZeroUsize::get)
+    }
+}
+
+/// Parses the process arguments into `T`; a usage error is printed as one line and exits
+/// non-zero, so a supervisor's log shows the cause without clap's multi-line usage block.
+pub fn parse_or_exit<T: CommandFactory + FromArgMatches>(name: &'static str, about: &'static str) -> T {
+    let parsed = T::command().name(name).about(about).try_get_matches().and_then(|m| T::from_arg_matches(&m));
+    match parsed {
+        Ok(cli) => cli,
+        Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => err.exit(),
+        Err(err) => {
+            eprintln!("{}", one_line(&err.to_string()));
+            std::process::exit(err.exit_code());
+        }
     }
 }
 

@@ -1,13 +1,15 @@
-//! The protocols lab's subject servers, one module per API. Three binaries share them:
+//! The protocols lab's subject servers, one module per API. Four binaries share them:
 //! `protocols-rust` (actix-web: REST, GraphQL, SOAP and SSE over HTTP/1.1, h2c and TLS),
-//! `protocols-grpc` (tonic: gRPC over h2c and TLS) and `protocols-ws` (tokio-tungstenite:
-//! WebSocket over ws:// and wss://).
+//! `protocols-grpc` (tonic: gRPC over h2c and TLS), `protocols-ws` (tokio-tungstenite:
+//! WebSocket over ws:// and wss://) and `protocols-mqtt` (a rumqttc responder behind the
+//! embedded rumqttd broker or another one).
 
 use anyhow::Context as _;
 
 pub mod cli;
 pub mod graphql;
 pub mod grpc;
+pub mod mqtt;
 pub mod routes;
 pub mod soap;
 pub mod tls;

@@ -1,0 +1,14 @@
+//! Entry point of the MQTT subject: parse the command line, respond until stopped.
+
+use std::process::ExitCode;
+
+use protocols_rust::{cli, mqtt};
+
+fn main() -> ExitCode {
+    let cli: mqtt::MqttCli = cli::parse_or_exit(
+        "protocols-mqtt",
+        "MQTT subject: a responder echoing bench/request/<client> to bench/response/<client>, behind the \
+         embedded rumqttd broker (--mqtt-port) or another broker (--broker HOST:PORT); /health on --port.",
+    );
+    protocols_rust::exit_with("protocols-mqtt", mqtt::run(&cli))
+}

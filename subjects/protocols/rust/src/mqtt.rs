@@ -1,0 +1,283 @@
+//! MQTT, as the study ran it: three parties. Clients publish a request on
+//! `bench/request/<client>`; this responder, subscribed to `bench/request/+`, publishes the same
+//! payload back on `bench/response/<client>` with the request's QoS; a broker sits between them.
+//!
+//! The broker is either embedded (rumqttd in this process, `--mqtt-port`: no service needed) or
+//! another one (`--broker host:port`, Mosquitto started by the runner as a service). The
+//! responder is the same TCP client in both cases (rumqttc's MQTT 3.1.1 codec on a socket of its
+//! own, see `Link`), so the two rows differ by the broker alone. `GET /health` on `--port` answers 200 once the responder's subscription is
+//! acknowledged, so the runner's readiness means "round trips work".
+//!
+//! Bad input is the broker's to refuse: a malformed packet or a publish over the size limit
+//! (`PACKET_MAX`, the same for both brokers) closes that client's connection only.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use bytes::Bytes;
+use bytes::BytesMut;
+use clap::Parser;
+use http_body_util::Full;
+use hyper::{Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rumqttc::mqttbytes::v4::{Connect, ConnectReturnCode, Packet, PubAck, Publish, Subscribe};
+use rumqttc::mqttbytes::QoS;
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use crate::cli::Cli;
+
+/// The largest MQTT packet either broker accepts (a 1 MB payload and its headers fit); larger
+/// publishes close the sender's connection. Mosquitto's generated config says the same.
+pub const PACKET_MAX: usize = 2 << 20;
+/// The responder's keep-alive; it pings every half of it.
+const KEEP_ALIVE: Duration = Duration::from_secs(60);
+/// Between attempts to reach a broker that is not up yet.
+const RETRY: Duration = Duration::from_millis(50);
+
+/// The MQTT subject's command line: the common one plus where the broker is.
+#[derive(Debug, Parser)]
+pub struct MqttCli {
+    #[command(flatten)]
+    pub common: Cli,
+
+    /// Run the embedded broker (rumqttd) on this port.
+    #[arg(long, conflicts_with = "broker")]
+    pub mqtt_port: Option<u16>,
+
+    /// Use the broker at HOST:PORT instead (Mosquitto).
+    #[arg(long, required_unless_present = "mqtt_port")]
+    pub broker: Option<String>,
+}
+
+pub fn run(cli: &MqttCli) -> anyhow::Result<()> {
+    let broker = match (cli.mqtt_port, &cli.broker) {
+        (Some(port), _) => {
+            start_embedded(&cli.common.host, port)?;
+            (cli.common.host.clone(), port)
+        }
+        (None, Some(addr)) => {
+            let (host, port) = addr.rsplit_once(':').context("--broker must be HOST:PORT")?;
+            (host.to_string(), port.parse().with_context(|| format!("--broker: bad port `{port}`"))?)
+        }
+        (None, None) => anyhow::bail!("give --mqtt-port (embedded broker) or --broker HOST:PORT"),
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
+    runtime.block_on(async {
+        let health = crate::bind(&cli.common.host, cli.common.port).await?;
+        let ready = Arc::new(AtomicBool::new(false));
+        tokio::spawn(serve_health(health, ready.clone()));
+        respond(broker, ready).await
+    })
+}
+
+/// rumqttd on `host:port`, on threads of its own (a router and a server thread).
+fn start_embedded(host: &str, port: u16) -> anyhow::Result<()> {
+    // Fail with one line if the port is taken, before rumqttd's thread would only log it.
+    std::net::TcpListener::bind((host, port)).with_context(|| format!("cannot bind {host}:{port}"))?;
+    let listen = format!("{host}:{port}").parse().context("MQTT listen address")?;
+    let server = rumqttd::ServerSettings {
+        name: "v4".into(),
+        listen,
+        tls: None,
+        next_connection_delay_ms: 0,
+        connections: rumqttd::ConnectionSettings {
+            connection_timeout_ms: 5000,
+            max_payload_size: PACKET_MAX,
+            max_inflight_count: 100,
+            auth: None,
+            external_auth: None,
+            dynamic_filters: true,
+        },
+    };
+    let config = rumqttd::Config {
+        id: 0,
+        router: rumqttd::RouterConfig {
+            max_connections: 10_000,
+            max_outgoing_packet_count: 200,
+            // Each subscription's log holds a 1 MB message or two, not rumqttd's default 1 GB.
+            max_segment_size: 2 << 20,
+            max_segment_count: 2,
+            ..Default::default()
+        },
+        v4: Some(HashMap::from([("1".to_string(), server)])),
+        v5: None,
+        ws: None,
+        cluster: None,
+        console: None,
+        bridge: None,
+        prometheus: None,
+        metrics: None,
+    };
+    let mut broker = rumqttd::Broker::new(config);
+    std::thread::Builder::new().name("rumqttd".into()).spawn(move || {
+        if let Err(e) = broker.start() {
+            eprintln!("protocols-mqtt: embedded broker: {e}");
+            std::process::exit(1);
+        }
+    })?;
+    Ok(())
+}
+
+/// The response topic of a request topic: `bench/request/<c>` → `bench/response/<c>`.
+pub fn response_topic(request: &str) -> Option<String> {
+    let client = request.strip_prefix("bench/request/")?;
+    (!client.is_empty() && !client.contains(['/', '+', '#'])).then(|| format!("bench/response/{client}"))
+}
+
+/// Subscribes to every request and echoes each one, connecting again whenever the broker goes
+/// away (it may not be up yet); never returns.
+async fn respond(broker: (String, u16), ready: Arc<AtomicBool>) -> anyhow::Result<()> {
+    loop {
+        let e = session(&broker, &ready).await.err().unwrap_or_else(|| anyhow::anyhow!("the broker closed"));
+        // Not ready until subscribed again.
+        if ready.swap(false, Ordering::Relaxed) {
+            eprintln!("protocols-mqtt: responder lost the broker: {e:#}");
+        }
+        tokio::time::sleep(RETRY).await;
+    }
+}
+
+/// One connection of the responder: CONNECT, SUBSCRIBE `bench/request/+` (QoS 1), then echo
+/// every request with its own QoS, acknowledging QoS 1 requests; pings keep it alive.
+async fn session((host, port): &(String, u16), ready: &AtomicBool) -> anyhow::Result<()> {
+    let mut link = Link::connect(host, *port).await?;
+    let mut connect = Connect::new(format!("responder-{}", std::process::id()));
+    connect.keep_alive = KEEP_ALIVE.as_secs() as u16;
+    link.queue(Packet::Connect(connect))?;
+    link.flush().await?;
+    match link.next().await? {
+        Packet::ConnAck(ack) if ack.code == ConnectReturnCode::Success => {}
+        other => anyhow::bail!("the broker did not accept the responder: {other:?}"),
+    }
+    let mut subscribe = Subscribe::new("bench/request/+", QoS::AtLeastOnce);
+    subscribe.pkid = 1;
+    link.queue(Packet::Subscribe(subscribe))?;
+    link.flush().await?;
+    let mut pkid: u16 = 1;
+    let mut ping = tokio::time::interval(KEEP_ALIVE / 2);
+    loop {
+        let packet = tokio::select! {
+            p = link.next() => p?,
+            _ = ping.tick() => {
+                link.queue(Packet::PingReq)?;
+                link.flush().await?;
+                continue;
+            }
+        };
+        match packet {
+            Packet::SubAck(_) => ready.store(true, Ordering::Relaxed),
+            Packet::Publish(p) => {
+                if p.qos == QoS::AtLeastOnce {
+                    link.queue(Packet::PubAck(PubAck::new(p.pkid)))?;
+                }
+                if let Some(topic) = response_topic(&p.topic) {
+                    let mut echo = Publish::from_bytes(topic, p.qos, p.payload);
+                    if echo.qos != QoS::AtMostOnce {
+                        pkid = pkid.checked_add(1).unwrap_or(1);
+                        echo.pkid = pkid;
+                    }
+                    link.queue(Packet::Publish(echo))?;
+                }
+            }
+            _ => {}
+        }
+        // Answer everything already read with one write.
+        if !link.has_packet() {
+            link.flush().await?;
+        }
+    }
+}
+
+/// The responder's socket with MQTT framing (rumqttc's codec): Nagle off, and ACKs sent at
+/// once (`TCP_QUICKACK`, re-armed after each read). rumqttd 0.20 leaves Nagle on for its
+/// sockets, so its second small write (a forwarded request after a PUBACK) would otherwise wait
+/// for this end's delayed ACK, about 40 ms, and the row would measure a timer.
+struct Link {
+    socket: tokio::net::TcpStream,
+    read: BytesMut,
+    write: BytesMut,
+}
+
+impl Link {
+    async fn connect(host: &str, port: u16) -> anyhow::Result<Link> {
+        let socket = tokio::net::TcpStream::connect((host, port)).await.with_context(|| format!("{host}:{port}"))?;
+        socket.set_nodelay(true)?;
+        quick_ack(&socket);
+        Ok(Link { socket, read: BytesMut::with_capacity(64 << 10), write: BytesMut::with_capacity(64 << 10) })
+    }
+
+    fn queue(&mut self, packet: Packet) -> anyhow::Result<()> {
+        packet.write(&mut self.write, PACKET_MAX).map_err(|e| anyhow::anyhow!("MQTT: {e}"))?;
+        Ok(())
+    }
+
+    async fn flush(&mut self) -> anyhow::Result<()> {
+        self.socket.write_all(&self.write).await?;
+        self.write.clear();
+        Ok(())
+    }
+
+    /// True when a whole packet is already buffered.
+    fn has_packet(&self) -> bool {
+        rumqttc::mqttbytes::check(self.read.iter(), PACKET_MAX).is_ok()
+    }
+
+    async fn next(&mut self) -> anyhow::Result<Packet> {
+        loop {
+            match Packet::read(&mut self.read, PACKET_MAX) {
+                Ok(p) => return Ok(p),
+                Err(rumqttc::mqttbytes::Error::InsufficientBytes(n)) => {
+                    self.read.reserve(n);
+                    if self.socket.read_buf(&mut self.read).await? == 0 {
+                        anyhow::bail!("the broker closed the connection");
+                    }
+                    quick_ack(&self.socket);
+                }
+                Err(e) => anyhow::bail!("MQTT: {e}"),
+            }
+        }
+    }
+}
+
+/// Asks the kernel to ACK what arrives at once, not after the delayed-ACK timer.
+fn quick_ack(socket: &tokio::net::TcpStream) {
+    let _ = socket2::SockRef::from(socket).set_tcp_quickack(true);
+}
+
+/// `GET /health`: 200 once the responder is subscribed, 503 before.
+async fn serve_health(listener: tokio::net::TcpListener, ready: Arc<AtomicBool>) {
+    loop {
+        let Ok((socket, _)) = listener.accept().await else { continue };
+        let ready = ready.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |_req| {
+                let (status, body) = if ready.load(Ordering::Relaxed) {
+                    (StatusCode::OK, "ok")
+                } else {
+                    (StatusCode::SERVICE_UNAVAILABLE, "the responder is not subscribed yet")
+                };
+                let mut r = Response::new(Full::new(Bytes::from_static(body.as_bytes())));
+                *r.status_mut() = status;
+                async move { Ok::<_, Infallible>(r) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(socket), service).await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_topics_mirror_request_topics() {
+        assert_eq!(response_topic("bench/request/c1").as_deref(), Some("bench/response/c1"));
+        for bad in ["bench/request/", "bench/request/a/b", "other/c1", "bench/request/+"] {
+            assert_eq!(response_topic(bad), None, "{bad}");
+        }
+    }
+}
