@@ -170,6 +170,8 @@ impl Launcher for Supervisor {
         let failed = |message: String| SupervisorError::Service { service: name.into(), message };
         let dir = self.log_dir.join(format!("service-{name}"));
         std::fs::create_dir_all(&dir).map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
+        // Absolute, since the service runs in it and `{dir}` names it in its own arguments.
+        let dir = dir.canonicalize().map_err(|e| failed(format!("cannot resolve {}: {e}", dir.display())))?;
         let mut ports = BTreeMap::new();
         for port_name in &spec.ports {
             ports.insert(port_name.clone(), free_port()?);

@@ -27,12 +27,15 @@ use hyper_util::rt::TokioIo;
 use rumqttc::mqttbytes::v4::{Connect, ConnectReturnCode, Packet, PubAck, Publish, Subscribe};
 use rumqttc::mqttbytes::QoS;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 
 use crate::cli::Cli;
 
 /// The largest MQTT packet either broker accepts (a 1 MB payload and its headers fit); larger
 /// publishes close the sender's connection. Mosquitto's generated config says the same.
 pub const PACKET_MAX: usize = 2 << 20;
+/// The responder's subscription: every client's request topic.
+const REQUESTS: &str = "bench/request/+";
 /// The responder's keep-alive; it pings every half of it.
 const KEEP_ALIVE: Duration = Duration::from_secs(60);
 /// Between attempts to reach a broker that is not up yet.
@@ -98,9 +101,16 @@ fn start_embedded(host: &str, port: u16) -> anyhow::Result<()> {
         router: rumqttd::RouterConfig {
             max_connections: 10_000,
             max_outgoing_packet_count: 200,
-            // Each subscription's log holds a 1 MB message or two, not rumqttd's default 1 GB.
+            // rumqttd keeps a log per subscription and drops its oldest segment when full, read
+            // or not. A client's response topic carries one message at a time: a 1 MB message or
+            // two, not rumqttd's default 1 GB. Every request goes through the responder's one
+            // subscription, so its log holds 100 clients' 1 MB requests twice over.
             max_segment_size: 2 << 20,
             max_segment_count: 2,
+            custom_segment: Some(HashMap::from([(
+                REQUESTS.to_string(),
+                rumqttd::SegmentConfig { max_segment_size: 128 << 20, max_segment_count: 2 },
+            )])),
             ..Default::default()
         },
         v4: Some(HashMap::from([("1".to_string(), server)])),
@@ -142,37 +152,46 @@ async fn respond(broker: (String, u16), ready: Arc<AtomicBool>) -> anyhow::Resul
 }
 
 /// One connection of the responder: CONNECT, SUBSCRIBE `bench/request/+` (QoS 1), then echo
-/// every request with its own QoS, acknowledging QoS 1 requests; pings keep it alive.
+/// every request with its own QoS, acknowledging QoS 1 requests; pings keep it alive. Reading
+/// and writing run apart, so a broker that writes before it reads (rumqttd) never finds the
+/// responder blocked in a write of its own.
 async fn session((host, port): &(String, u16), ready: &AtomicBool) -> anyhow::Result<()> {
-    let mut link = Link::connect(host, *port).await?;
+    let socket =
+        tokio::net::TcpStream::connect((host.as_str(), *port)).await.with_context(|| format!("{host}:{port}"))?;
+    socket.set_nodelay(true)?;
+    quick_ack(&socket);
+    let (mut reader, writer) = socket.into_split();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Packet>();
+    let writer = tokio::spawn(write_packets(writer, rx));
+    let result = read_requests(&mut reader, &tx, ready).await;
+    writer.abort();
+    result
+}
+
+async fn read_requests(
+    socket: &mut OwnedReadHalf,
+    tx: &tokio::sync::mpsc::UnboundedSender<Packet>,
+    ready: &AtomicBool,
+) -> anyhow::Result<()> {
+    let send = |p: Packet| tx.send(p).map_err(|_| anyhow::anyhow!("the connection's writer ended"));
     let mut connect = Connect::new(format!("responder-{}", std::process::id()));
     connect.keep_alive = KEEP_ALIVE.as_secs() as u16;
-    link.queue(Packet::Connect(connect))?;
-    link.flush().await?;
-    match link.next().await? {
+    send(Packet::Connect(connect))?;
+    let mut read = BytesMut::with_capacity(64 << 10);
+    match next_packet(socket, &mut read).await? {
         Packet::ConnAck(ack) if ack.code == ConnectReturnCode::Success => {}
         other => anyhow::bail!("the broker did not accept the responder: {other:?}"),
     }
-    let mut subscribe = Subscribe::new("bench/request/+", QoS::AtLeastOnce);
+    let mut subscribe = Subscribe::new(REQUESTS, QoS::AtLeastOnce);
     subscribe.pkid = 1;
-    link.queue(Packet::Subscribe(subscribe))?;
-    link.flush().await?;
+    send(Packet::Subscribe(subscribe))?;
     let mut pkid: u16 = 1;
-    let mut ping = tokio::time::interval(KEEP_ALIVE / 2);
     loop {
-        let packet = tokio::select! {
-            p = link.next() => p?,
-            _ = ping.tick() => {
-                link.queue(Packet::PingReq)?;
-                link.flush().await?;
-                continue;
-            }
-        };
-        match packet {
+        match next_packet(socket, &mut read).await? {
             Packet::SubAck(_) => ready.store(true, Ordering::Relaxed),
             Packet::Publish(p) => {
                 if p.qos == QoS::AtLeastOnce {
-                    link.queue(Packet::PubAck(PubAck::new(p.pkid)))?;
+                    send(Packet::PubAck(PubAck::new(p.pkid)))?;
                 }
                 if let Some(topic) = response_topic(&p.topic) {
                     let mut echo = Publish::from_bytes(topic, p.qos, p.payload);
@@ -180,70 +199,61 @@ async fn session((host, port): &(String, u16), ready: &AtomicBool) -> anyhow::Re
                         pkid = pkid.checked_add(1).unwrap_or(1);
                         echo.pkid = pkid;
                     }
-                    link.queue(Packet::Publish(echo))?;
+                    send(Packet::Publish(echo))?;
                 }
             }
             _ => {}
         }
-        // Answer everything already read with one write.
-        if !link.has_packet() {
-            link.flush().await?;
-        }
     }
 }
 
-/// The responder's socket with MQTT framing (rumqttc's codec): Nagle off, and ACKs sent at
-/// once (`TCP_QUICKACK`, re-armed after each read). rumqttd 0.20 leaves Nagle on for its
-/// sockets, so its second small write (a forwarded request after a PUBACK) would otherwise wait
-/// for this end's delayed ACK, about 40 ms, and the row would measure a timer.
-struct Link {
-    socket: tokio::net::TcpStream,
-    read: BytesMut,
-    write: BytesMut,
-}
-
-impl Link {
-    async fn connect(host: &str, port: u16) -> anyhow::Result<Link> {
-        let socket = tokio::net::TcpStream::connect((host, port)).await.with_context(|| format!("{host}:{port}"))?;
-        socket.set_nodelay(true)?;
-        quick_ack(&socket);
-        Ok(Link { socket, read: BytesMut::with_capacity(64 << 10), write: BytesMut::with_capacity(64 << 10) })
-    }
-
-    fn queue(&mut self, packet: Packet) -> anyhow::Result<()> {
-        packet.write(&mut self.write, PACKET_MAX).map_err(|e| anyhow::anyhow!("MQTT: {e}"))?;
-        Ok(())
-    }
-
-    async fn flush(&mut self) -> anyhow::Result<()> {
-        self.socket.write_all(&self.write).await?;
-        self.write.clear();
-        Ok(())
-    }
-
-    /// True when a whole packet is already buffered.
-    fn has_packet(&self) -> bool {
-        rumqttc::mqttbytes::check(self.read.iter(), PACKET_MAX).is_ok()
-    }
-
-    async fn next(&mut self) -> anyhow::Result<Packet> {
-        loop {
-            match Packet::read(&mut self.read, PACKET_MAX) {
-                Ok(p) => return Ok(p),
-                Err(rumqttc::mqttbytes::Error::InsufficientBytes(n)) => {
-                    self.read.reserve(n);
-                    if self.socket.read_buf(&mut self.read).await? == 0 {
-                        anyhow::bail!("the broker closed the connection");
-                    }
-                    quick_ack(&self.socket);
-                }
-                Err(e) => anyhow::bail!("MQTT: {e}"),
+/// Writes what the reader queues, everything queued at once in one write, and a PINGREQ every
+/// half keep-alive.
+async fn write_packets(mut socket: OwnedWriteHalf, mut rx: tokio::sync::mpsc::UnboundedReceiver<Packet>) {
+    let mut out = BytesMut::with_capacity(64 << 10);
+    let mut ping = tokio::time::interval(KEEP_ALIVE / 2);
+    ping.tick().await;
+    loop {
+        let first = tokio::select! {
+            p = rx.recv() => match p { Some(p) => p, None => return },
+            _ = ping.tick() => Packet::PingReq,
+        };
+        let mut next = Some(first);
+        while let Some(p) = next {
+            if p.write(&mut out, PACKET_MAX).is_err() {
+                return;
             }
+            next = rx.try_recv().ok();
+        }
+        if socket.write_all(&out).await.is_err() {
+            return;
+        }
+        out.clear();
+    }
+}
+
+/// The next whole packet, reading as much as it needs; ACKs go out at once (`quick_ack`).
+async fn next_packet(socket: &mut OwnedReadHalf, read: &mut BytesMut) -> anyhow::Result<Packet> {
+    loop {
+        match Packet::read(read, PACKET_MAX) {
+            Ok(p) => return Ok(p),
+            Err(rumqttc::mqttbytes::Error::InsufficientBytes(n)) => {
+                read.reserve(n);
+                if socket.read_buf(read).await? == 0 {
+                    anyhow::bail!("the broker closed the connection");
+                }
+                quick_ack(socket.as_ref());
+            }
+            Err(e) => anyhow::bail!("MQTT: {e}"),
         }
     }
 }
 
-/// Asks the kernel to ACK what arrives at once, not after the delayed-ACK timer.
+/// Asks the kernel to ACK what arrives at once, not after the delayed-ACK timer: rumqttd 0.20
+/// leaves Nagle's algorithm on for its sockets, so its second small write (a forwarded request
+/// after a PUBACK) would otherwise wait for this end's delayed ACK, about 40 ms, and the row
+/// would measure a timer. Linux falls back to delayed ACKs by itself, so it is re-armed after
+/// every read.
 fn quick_ack(socket: &tokio::net::TcpStream) {
     let _ = socket2::SockRef::from(socket).set_tcp_quickack(true);
 }
