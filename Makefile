@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 CARGO ?= cargo
 WIREBENCH := target/release/wirebench
-APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler
+APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
 FORMATS_TS := subjects/formats/ts

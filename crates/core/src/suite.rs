@@ -5,7 +5,7 @@
 mod matrix;
 mod services;
 
-pub use services::{Placeholders, Ready, ServiceSpec};
+pub use services::{FileSpec, Placeholders, Ready, ServiceSpec};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

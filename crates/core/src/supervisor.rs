@@ -186,7 +186,8 @@ impl Launcher for Supervisor {
         })?;
         for (file, text) in &spec.files {
             let path = dir.join(file);
-            std::fs::write(&path, own.fill(text).map_err(failed)?)
+            let text = text.text(&self.root).map_err(failed)?;
+            std::fs::write(&path, own.fill(&text).map_err(failed)?)
                 .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
         }
         let log_path = self.log_dir.join(format!("service-{name}.log"));
@@ -478,7 +479,7 @@ impl Drop for Process {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::{Health, Ready, ServiceSpec};
+    use crate::suite::{FileSpec, Health, Ready, ServiceSpec};
 
     fn spec(command: &[&str]) -> SubjectSpec {
         SubjectSpec {
@@ -542,7 +543,7 @@ mod tests {
         ServiceSpec {
             command: command.iter().map(|s| s.to_string()).collect(),
             ports: vec!["main".into()],
-            files: [("conf.txt".to_string(), "port {main} in {dir}".to_string())].into(),
+            files: [("conf.txt".to_string(), FileSpec::Text("port {main} in {dir}".into()))].into(),
             setup: vec![vec!["sh".into(), "-c".into(), "echo set up > {dir}/setup.txt".into()]],
             env: BTreeMap::new(),
             ready,

@@ -67,7 +67,7 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         wirebench_core::suite::Suite::load(&workspace().join("suites/smoke.toml"), &wirebench_load::driver_ids())
             .unwrap();
     assert_eq!(rows.len(), suite.scenarios.len(), "one row per smoke scenario");
-    for api in ["rest", "graphql", "soap", "grpc", "websocket", "sse"] {
+    for api in ["rest", "graphql", "soap", "grpc", "websocket", "sse", "mqtt"] {
         assert!(rows.iter().any(|r| r["params"]["api"] == api), "the smoke suite runs {api}");
     }
     for driver in wirebench_load::driver_ids() {
@@ -104,6 +104,45 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
     let pinned = run["cpus"]["subject"].as_array().unwrap().len() + run["cpus"]["load"].as_array().unwrap().len();
     assert!(run["machine"]["cores"].as_u64().unwrap() as usize >= pinned.max(1), "{}", run["machine"]);
     assert!(run["versions"]["h2"].is_string() && run["versions"]["rustc"].is_string());
+    // Mosquitto ran as a service: its log and generated config are in the run's directory, and
+    // its CPU and memory are the server side's share.
+    assert!(dir.join("service-mosquitto.log").exists() && dir.join("service-mosquitto/mosquitto.conf").exists());
+    for row in rows.iter().filter(|r| r["params"]["broker"] == "mosquitto") {
+        let m = &row["metrics"];
+        assert!(m["service_rss_kb"].as_u64().unwrap() > 0, "{row}");
+        assert!(m["service_cpu_s"].as_f64().unwrap() <= m["cpu_s"].as_f64().unwrap(), "{row}");
+    }
+}
+
+/// A run of the protocols suite's Mosquitto rows, SIGKILLed mid-run: the broker (a service,
+/// whose command line names the run's directory) and its responder end with the runner.
+#[test]
+fn sigkill_of_the_runner_leaves_no_broker() {
+    subject_binary();
+    let out = tempfile::tempdir().unwrap();
+    let out_path = out.path().canonicalize().unwrap();
+    let mut child = Command::new(WIREBENCH)
+        .args(["run", "protocols", "--no-build", "--profile", "quick", "--only", "mqtt-mosquitto-qos1-1kb", "--out"])
+        .arg(&out_path)
+        .current_dir(workspace())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mine = || processes_mentioning(&out_path.to_string_lossy());
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while mine() == 0 {
+        assert!(Instant::now() < deadline, "the broker did not start within 60 s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while mine() > 0 {
+        assert!(Instant::now() < deadline, "the broker outlived the SIGKILLed runner");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 fn suite_with_subject(extra: &str, scenarios: &str) -> String {
@@ -169,6 +208,18 @@ fn sigkill_of_the_runner_keeps_finished_lines_and_leaves_no_subject() {
 
 /// Processes (not zombies) whose environment carries `tag`.
 fn tagged_processes(tag: &str) -> usize {
+    live_processes(|proc| {
+        std::fs::read(proc.join("environ")).is_ok_and(|env| env.windows(tag.len()).any(|w| w == tag.as_bytes()))
+    })
+}
+
+/// Processes (not zombies) whose command line contains `text`.
+fn processes_mentioning(text: &str) -> usize {
+    live_processes(|proc| std::fs::read(proc.join("cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(text)))
+}
+
+/// Processes (not zombies) whose `/proc/<pid>` directory satisfies `matches`.
+fn live_processes(matches: impl Fn(&Path) -> bool) -> usize {
     std::fs::read_dir("/proc")
         .unwrap()
         .flatten()
@@ -176,9 +227,7 @@ fn tagged_processes(tag: &str) -> usize {
         .filter(|e| {
             let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
             let zombie = stat.rsplit_once(") ").is_some_and(|(_, rest)| rest.starts_with('Z'));
-            !zombie
-                && std::fs::read(e.path().join("environ"))
-                    .is_ok_and(|env| env.windows(tag.len()).any(|w| w == tag.as_bytes()))
+            !zombie && matches(&e.path())
         })
         .count()
 }

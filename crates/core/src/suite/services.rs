@@ -33,9 +33,10 @@ pub struct ServiceSpec {
     pub command: Vec<String>,
     /// Names of the loopback ports the runner picks for it.
     pub ports: Vec<String>,
-    /// Files written into its directory before it starts, by file name.
+    /// Files written into its directory before it starts, by file name: the text itself, or
+    /// `{ template = "path" }`, a file of the project (relative to its root) that suites share.
     #[serde(default)]
-    pub files: BTreeMap<String, String>,
+    pub files: BTreeMap<String, FileSpec>,
     /// Commands run once, in order, in its directory before it starts (PostgreSQL's `initdb`).
     #[serde(default)]
     pub setup: Vec<Vec<String>>,
@@ -51,6 +52,26 @@ pub struct ServiceSpec {
 
 fn default_ready_timeout() -> f64 {
     30.0
+}
+
+/// A service's file: its text, or a template file of the project; placeholders are filled in
+/// either.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+pub enum FileSpec {
+    Text(String),
+    Template { template: String },
+}
+
+impl FileSpec {
+    /// The text before placeholders are filled: a template is read from under `root`.
+    pub fn text(&self, root: &std::path::Path) -> Result<String, String> {
+        match self {
+            FileSpec::Text(t) => Ok(t.clone()),
+            FileSpec::Template { template } => std::fs::read_to_string(root.join(template))
+                .map_err(|e| format!("cannot read template {template}: {e}")),
+        }
+    }
 }
 
 /// When a service is ready: one of its ports accepts a TCP connection, or a command exits 0.
@@ -146,7 +167,10 @@ impl ServiceSpec {
             .iter()
             .map(|t| ("command", t))
             .chain(self.setup.iter().flatten().map(|t| ("setup", t)))
-            .chain(self.files.values().map(|t| ("files", t)))
+            .chain(self.files.values().filter_map(|f| match f {
+                FileSpec::Text(t) => Some(("files", t)),
+                FileSpec::Template { .. } => None,
+            }))
             .chain(self.env.values().map(|t| ("env", t)))
             .chain(match &self.ready {
                 Ready::Command(c) => c.iter().map(|t| ("ready.command", t)).collect::<Vec<_>>(),
