@@ -107,6 +107,15 @@ impl Supervisor {
         Ok(())
     }
 
+    /// Creates `<log_dir>/<file>` for a process's output.
+    fn log_file(&self, file: &str) -> Result<(PathBuf, std::fs::File), SupervisorError> {
+        let path = self.log_dir.join(file);
+        let log_error = |source| SupervisorError::Log { path: path.display().to_string(), source };
+        std::fs::create_dir_all(&self.log_dir).map_err(log_error)?;
+        let log = std::fs::File::create(&path).map_err(log_error)?;
+        Ok((path, log))
+    }
+
     fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
         self.dir(spec.workdir.as_deref())
     }
@@ -137,10 +146,7 @@ impl Launcher for Supervisor {
         }
         let workdir = self.workdir(spec);
         let program = resolve_program(&spec.command[0], &workdir);
-        let log_path = self.log_dir.join(format!("subject-{name}.log"));
-        let log_error = |source| SupervisorError::Log { path: log_path.display().to_string(), source };
-        std::fs::create_dir_all(&self.log_dir).map_err(log_error)?;
-        let log = std::fs::File::create(&log_path).map_err(log_error)?;
+        let (log_path, log) = self.log_file(&format!("subject-{name}.log"))?;
         let mut cmd = Command::new(&program);
         cmd.args(&spec.command[1..]).current_dir(&workdir).envs(&spec.env);
         for (port_name, flag) in &spec.ports {
@@ -190,24 +196,22 @@ impl Launcher for Supervisor {
             std::fs::write(&path, own.fill(&text).map_err(failed)?)
                 .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
         }
-        let log_path = self.log_dir.join(format!("service-{name}.log"));
-        let log_error = |source| SupervisorError::Log { path: log_path.display().to_string(), source };
         for step in &spec.setup {
             let step = own.fill_all(step).map_err(failed)?;
-            let program = find_program(&step[0]).unwrap_or_else(|| PathBuf::from(&step[0]));
-            let mut cmd = Command::new(&program);
-            cmd.args(&step[1..]).current_dir(&dir).envs(&env).stdin(Stdio::null());
-            tie_to_runner(&mut cmd, &[]);
-            let out = cmd.output().map_err(|e| failed(format!("setup `{}`: {e}", step.join(" "))))?;
+            let out = helper_command(&step, &dir, &env)
+                .output()
+                .map_err(|e| failed(format!("setup `{}`: {e}", step.join(" "))))?;
             if !out.status.success() {
                 let text = String::from_utf8_lossy(&out.stderr);
                 return Err(failed(format!("setup `{}` failed ({}): {}", step.join(" "), out.status, tail(&text))));
             }
         }
-        let log = std::fs::File::create(&log_path).map_err(log_error)?;
+        let (log_path, log) = self.log_file(&format!("service-{name}.log"))?;
+        let stdout =
+            log.try_clone().map_err(|source| SupervisorError::Log { path: log_path.display().to_string(), source })?;
         let mut cmd = Command::new(&program);
         cmd.args(&command[1..]).current_dir(&dir).envs(&env);
-        cmd.stdin(Stdio::null()).stdout(log.try_clone().map_err(log_error)?).stderr(log);
+        cmd.stdin(Stdio::null()).stdout(stdout).stderr(log);
         tie_to_runner(&mut cmd, &self.cpus);
         let child = cmd.spawn().map_err(|e| failed(format!("cannot start `{}`: {e}", program.display())))?;
         let mut service =
@@ -231,10 +235,7 @@ impl Launcher for Supervisor {
     fn harness(&self, h: &HarnessSpec, args: &[String], line: &mut dyn FnMut(&str)) -> Result<(), SupervisorError> {
         let workdir = self.dir(h.workdir.as_deref());
         let program = resolve_program(&h.command[0], &workdir);
-        let log_path = self.log_dir.join(format!("harness-{}.log", h.id));
-        let log_error = |source| SupervisorError::Log { path: log_path.display().to_string(), source };
-        std::fs::create_dir_all(&self.log_dir).map_err(log_error)?;
-        let log = std::fs::File::create(&log_path).map_err(log_error)?;
+        let (log_path, log) = self.log_file(&format!("harness-{}.log", h.id))?;
         let mut cmd = Command::new(&program);
         cmd.args(&h.command[1..]).args(args).current_dir(&workdir);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
@@ -354,11 +355,17 @@ fn port_accepts(port: u16) -> bool {
 
 /// Runs a readiness command (tied to the runner, output discarded); true when it exits 0.
 fn command_succeeds(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -> bool {
+    helper_command(argv, dir, env).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+/// A service's setup or readiness command, in its directory with its environment, tied to the
+/// runner and unpinned.
+fn helper_command(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -> Command {
     let program = find_program(&argv[0]).unwrap_or_else(|| PathBuf::from(&argv[0]));
     let mut cmd = Command::new(program);
-    cmd.args(&argv[1..]).current_dir(dir).envs(env).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.args(&argv[1..]).current_dir(dir).envs(env).stdin(Stdio::null());
     tie_to_runner(&mut cmd, &[]);
-    cmd.status().is_ok_and(|s| s.success())
+    cmd
 }
 
 fn free_port() -> Result<u16, SupervisorError> {
