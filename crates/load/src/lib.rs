@@ -47,6 +47,12 @@ pub const DRIVERS: &[DriverInfo] = &[
         new: drivers::http2::new,
     },
     DriverInfo {
+        id: "http3",
+        help: "HTTP/3 over QUIC (TLS 1.3, ALPN h3): an https:// URL naming the server's UDP port",
+        ok_status: 200,
+        new: drivers::http3::new,
+    },
+    DriverInfo {
         id: "grpc",
         help: "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls",
         ok_status: 0,

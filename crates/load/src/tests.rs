@@ -220,6 +220,80 @@ fn servers() -> &'static (u16, u16) {
     S.get_or_init(server)
 }
 
+/// The same plain routes over HTTP/3 (quinn + h3) on a UDP port; returns the port.
+fn h3_server() -> u16 {
+    static S: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    *S.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            rt.block_on(async move {
+                let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()]).unwrap();
+                let key = rustls::pki_types::PrivateKeyDer::try_from(cert.signing_key.serialize_der()).unwrap();
+                let mut tls =
+                    rustls::ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+                        .with_protocol_versions(&[&rustls::version::TLS13])
+                        .unwrap()
+                        .with_no_client_auth()
+                        .with_single_cert(vec![cert.cert.der().clone()], key)
+                        .unwrap();
+                tls.alpn_protocols = vec![b"h3".to_vec()];
+                let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls).unwrap();
+                let config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+                let endpoint = quinn::Endpoint::server(config, "127.0.0.1:0".parse().unwrap()).unwrap();
+                tx.send(endpoint.local_addr().unwrap().port()).unwrap();
+                while let Some(incoming) = endpoint.accept().await {
+                    tokio::spawn(async move {
+                        let Ok(conn) = incoming.await else { return };
+                        let Ok(mut conn) =
+                            h3::server::Connection::<_, Bytes>::new(h3_quinn::Connection::new(conn)).await
+                        else {
+                            return;
+                        };
+                        while let Ok(Some(resolver)) = conn.accept().await {
+                            tokio::spawn(async move {
+                                let Ok((req, mut stream)) = resolver.resolve_request().await else { return };
+                                let _ = h3_answer(req, &mut stream).await;
+                            });
+                        }
+                    });
+                }
+            });
+        });
+        rx.recv().unwrap()
+    })
+}
+
+async fn h3_answer(
+    req: http::Request<()>,
+    stream: &mut h3::server::RequestStream<h3_quinn::BidiStream<Bytes>, Bytes>,
+) -> Result<(), h3::error::StreamError> {
+    let path = req.uri().path().to_string();
+    let (status, chunks): (u16, Vec<Bytes>) = if let Some(n) = path.strip_prefix("/bytes/") {
+        (200, vec![Bytes::from(vec![b'x'; n.parse().unwrap_or(0)])])
+    } else if path == "/chunked" {
+        (200, [&b"hello"[..], b" ", b"world"].map(Bytes::from_static).to_vec())
+    } else if path == "/echo" {
+        let mut body = Vec::new();
+        while let Some(mut chunk) = stream.recv_data().await? {
+            while bytes::Buf::has_remaining(&chunk) {
+                let part = bytes::Buf::chunk(&chunk);
+                body.extend_from_slice(part);
+                let n = part.len();
+                bytes::Buf::advance(&mut chunk, n);
+            }
+        }
+        (200, vec![Bytes::from(body)])
+    } else {
+        (500, vec![Bytes::from_static(b"nope")])
+    };
+    stream.send_response(http::Response::builder().status(status).body(()).unwrap()).await?;
+    for chunk in chunks {
+        stream.send_data(chunk).await?;
+    }
+    stream.finish().await
+}
+
 fn scenario(driver: &str, tls: bool, path: &str) -> Scenario {
     let text = format!(
         "id = \"t\"\nsubject = \"s\"\ndriver = \"{driver}\"\ntls = {tls}\npath = \"{path}\"\nconnections = 2\nrequests = 1"
@@ -254,6 +328,15 @@ fn target(tls: bool) -> Target {
     Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls }
 }
 
+/// Where `driver` finds the test routes: HTTP/3 on the QUIC server's UDP port (encrypted
+/// whatever `tls` says), every other driver on the TCP server.
+fn target_of(driver: &str, tls: bool) -> Target {
+    match driver {
+        "http3" => Target { host: "127.0.0.1".into(), port: h3_server(), tls },
+        _ => target(tls),
+    }
+}
+
 /// Drivers that need a broker between client and server rather than this HTTP test server; each
 /// is tested end to end against its real brokers instead (mqtt:
 /// `subjects/protocols/rust/tests/mqtt.rs`, rumqttd and Mosquitto, and the smoke suite).
@@ -286,20 +369,20 @@ fn every_driver_verifies_exact_bodies_and_rejects_wrong_ones() {
             body_sha256: Some(sha256_hex(&[b'x'; 1024])),
             messages: Some(1),
         };
-        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
+        LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
 
         s.expect.messages = Some(2);
-        let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
+        let e = LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_err();
         assert_eq!(e, "1 messages, expected 2", "{label}");
         s.expect.messages = None;
 
         s.expect.body_bytes = Some(1000);
-        let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
+        let e = LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_err();
         assert_eq!(e, "body is 1024 bytes, expected 1000", "{label}");
 
         s.expect.body_bytes = None;
         s.expect.body_sha256 = Some("00".repeat(32));
-        let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
+        let e = LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_err();
         assert!(e.starts_with("body sha256 "), "{label}: {e}");
 
         let mut s = scenario(driver, tls, "/chunked");
@@ -309,17 +392,17 @@ fn every_driver_verifies_exact_bodies_and_rejects_wrong_ones() {
             body_sha256: Some(sha256_hex(b"hello world")),
             messages: None,
         };
-        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
+        LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_or_else(|e| panic!("{label}: {e}"));
 
         let s = scenario(driver, tls, "/fail");
-        let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
+        let e = LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_err();
         assert_eq!(e, failed(driver), "{label}");
     }
 }
 
 fn measure(s: &Scenario, plan: Plan, tls: bool) -> LoadResult {
     let live = AtomicU64::new(0);
-    let r = LoadEngine { threads: 2 }.measure(s, &plan, &target(tls), &live).unwrap();
+    let r = LoadEngine { threads: 2 }.measure(s, &plan, &target_of(&s.driver, tls), &live).unwrap();
     assert_eq!(live.load(std::sync::atomic::Ordering::Relaxed), r.requests, "live counter follows completions");
     r
 }
@@ -376,7 +459,7 @@ fn post_bodies_reach_the_server_intact() {
         s.body_bytes = Some(100_000);
         s.expect.body_bytes = Some(100_000);
         s.expect.body_sha256 = Some(sha256_hex(&filler(100_000)));
-        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
+        LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
     }
 }
 
@@ -389,11 +472,11 @@ fn bodies_from_text_and_files_are_sent_as_given() {
         s.method = "POST".into();
         s.body = Some("{ payload(size: 3) { message } }".into());
         s.expect.body_sha256 = Some(sha256_hex(b"{ payload(size: 3) { message } }"));
-        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
+        LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
         s.body = None;
         s.body_file = Some(file.path().display().to_string());
         s.expect.body_sha256 = Some(sha256_hex(b"\x00\x01binary\xff"));
-        LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
+        LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
         let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(10), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (10, 10, 0), "{driver} {tls}");
@@ -504,4 +587,28 @@ fn http1_refuses_multiplexing_and_closed_ports_fail_cleanly() {
     let t = Target { host: "127.0.0.1".into(), port: closed, tls: false };
     let e = LoadEngine { threads: 1 }.verify(&s, &t).unwrap_err();
     assert!(e.starts_with("cannot connect"), "{e}");
+}
+
+#[test]
+fn http3_to_a_silent_udp_port_fails_with_one_line_after_its_handshake_deadline() {
+    // A bound socket that never answers: what a TCP-only server's port number looks like to QUIC.
+    let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let t = Target { host: "127.0.0.1".into(), port: silent.local_addr().unwrap().port(), tls: true };
+    let e = LoadEngine { threads: 1 }.verify(&scenario("http3", true, "/bytes/1"), &t).unwrap_err();
+    assert!(e.starts_with("cannot connect: no QUIC handshake within 5 s"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+}
+
+#[test]
+fn http3_counts_udp_bytes_both_ways() {
+    let mut s = scenario("http3", true, "/echo");
+    s.method = "POST".into();
+    s.body_bytes = Some(50_000);
+    s.expect.body_bytes = Some(50_000);
+    let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(20), rate: None };
+    let r = measure(&s, plan, true);
+    // Each way carries the 20 bodies plus QUIC's and h3's framing, which stays small next to them.
+    for (way, bytes) in [("sent", r.bytes_sent), ("received", r.bytes_received)] {
+        assert!((20 * 50_000..20 * 50_000 * 11 / 10).contains(&bytes), "{way} {bytes}");
+    }
 }

@@ -21,15 +21,21 @@ fn provider() -> Arc<CryptoProvider> {
 
 /// A connector offering exactly `alpn` (e.g. `h2` or `http/1.1`).
 pub fn connector(alpn: &[u8]) -> TlsConnector {
+    TlsConnector::from(Arc::new(client_config(alpn, &[&rustls::version::TLS13, &rustls::version::TLS12])))
+}
+
+/// The client configuration of every TLS driver: `alpn` only, the given TLS versions (QUIC
+/// takes TLS 1.3 alone), any certificate with verified handshake signatures.
+pub fn client_config(alpn: &[u8], versions: &[&'static rustls::SupportedProtocolVersion]) -> ClientConfig {
     let provider = provider();
     let mut config = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .expect("ring supports the default TLS versions")
+        .with_protocol_versions(versions)
+        .expect("ring supports TLS 1.2 and 1.3")
         .dangerous()
         .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
         .with_no_client_auth();
     config.alpn_protocols = vec![alpn.to_vec()];
-    TlsConnector::from(Arc::new(config))
+    config
 }
 
 /// Handshakes over `io` and checks the server agreed to `alpn`.

@@ -4,6 +4,7 @@
 pub mod grpc;
 pub mod http1;
 pub mod http2;
+pub mod http3;
 pub mod mqtt;
 pub mod sse;
 pub mod websocket;

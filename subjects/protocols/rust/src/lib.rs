@@ -1,5 +1,6 @@
 //! The protocols lab's subject servers, one module per API. Four binaries share them:
-//! `protocols-rust` (actix-web: REST, GraphQL, SOAP and SSE over HTTP/1.1, h2c and TLS),
+//! `protocols-rust` (actix-web: REST, GraphQL, SOAP and SSE over HTTP/1.1, h2c and TLS; the
+//! REST API over HTTP/3 with quinn and h3),
 //! `protocols-grpc` (tonic: gRPC over h2c and TLS), `protocols-ws` (tokio-tungstenite:
 //! WebSocket over ws:// and wss://) and `protocols-mqtt` (a rumqttc responder behind the
 //! embedded rumqttd broker or another one).
@@ -9,6 +10,7 @@ use anyhow::Context as _;
 pub mod cli;
 pub mod graphql;
 pub mod grpc;
+pub mod h3;
 pub mod mqtt;
 pub mod routes;
 pub mod soap;

@@ -1,26 +1,62 @@
-//! Entry point: parse the command line, make the TLS configuration, serve until SIGTERM.
+//! Entry point: parse the command line, make the TLS configurations, serve until SIGTERM.
 
 use std::process::ExitCode;
 use std::time::Duration;
 
 use actix_web::{App, HttpServer};
 use anyhow::Context as _;
-use protocols_rust::{cli, graphql, routes, soap, tls};
+use clap::Parser;
+use protocols_rust::{cli, graphql, h3, routes, soap, tls};
+
+/// The flags of every subject server, and the HTTP/3 port only this one serves.
+#[derive(Debug, Parser)]
+struct RestCli {
+    #[command(flatten)]
+    common: cli::Cli,
+
+    /// UDP port serving the REST API over HTTP/3 (QUIC), with the TLS port's certificate.
+    #[arg(long)]
+    h3_port: Option<u16>,
+}
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse_or_exit(
+    let cli: RestCli = cli::parse_or_exit(
         "protocols-rust",
-        "REST, GraphQL and SOAP subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another.",
+        "REST, GraphQL and SOAP subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another, the REST API over HTTP/3 on a UDP port.",
     );
     protocols_rust::exit_with("protocols-rust", run(&cli))
 }
 
-fn run(cli: &cli::Cli) -> anyhow::Result<()> {
-    let tls = match cli.tls_port {
-        Some(port) => Some((port, tls::server_config()?)),
+fn run(cli: &RestCli) -> anyhow::Result<()> {
+    let certificate = tls::Certificate::generate()?;
+    let tls = match cli.common.tls_port {
+        Some(port) => Some((port, certificate.server_config(&tls::ALPN, false)?)),
         None => None,
     };
-    actix_web::rt::System::new().block_on(serve(cli, tls))
+    if let Some(port) = cli.h3_port {
+        start_h3(&cli.common, port, &certificate)?;
+    }
+    actix_web::rt::System::new().block_on(serve(&cli.common, tls))
+}
+
+/// Binds the UDP port now (a taken port fails the start) and serves HTTP/3 on threads of its
+/// own; if that server fails later, the process exits, so the runner sees it rather than timeouts.
+fn start_h3(cli: &cli::Cli, port: u16, certificate: &tls::Certificate) -> anyhow::Result<()> {
+    let socket = h3::bind(&cli.host, port)?;
+    let config = h3::server_config(certificate)?;
+    let runtime = cli.runtime().context("starting the HTTP/3 runtime")?;
+    std::thread::Builder::new()
+        .name("h3".into())
+        .spawn(move || {
+            let err = match runtime.block_on(h3::serve(socket, config)) {
+                Ok(()) => anyhow::anyhow!("the endpoint closed"),
+                Err(err) => err,
+            };
+            eprintln!("protocols-rust: HTTP/3: {err:#}");
+            std::process::exit(1);
+        })
+        .context("starting the HTTP/3 thread")?;
+    Ok(())
 }
 
 /// Every API the subject serves: REST (`/payload`, `/echo`, `/hol`, `/stream`), GraphQL, SOAP.

@@ -59,11 +59,60 @@ async fn health() -> HttpResponse {
 }
 
 async fn payload(size: web::Path<usize>) -> HttpResponse {
-    let size = size.into_inner();
-    if !(PAYLOAD_MIN..=PAYLOAD_MAX).contains(&size) {
-        return bad_request("size must be between 14 and 67108864 bytes");
+    match payload_checked(size.into_inner()) {
+        Ok(body) => HttpResponse::Ok().content_type(ContentType::json()).body(body),
+        Err(msg) => bad_request(msg),
     }
-    HttpResponse::Ok().content_type(ContentType::json()).body(payload_body(size))
+}
+
+// The checks and bodies below are the REST API itself, apart from any server: the actix routes
+// here and the HTTP/3 server (`crate::h3`) answer with them, so every transport serves the same
+// bytes and refuses the same input with the same message.
+
+/// `/payload/{size}`: the payload, or why the size is refused.
+pub fn payload_checked(size: usize) -> Result<Bytes, &'static str> {
+    if !(PAYLOAD_MIN..=PAYLOAD_MAX).contains(&size) {
+        return Err("size must be between 14 and 67108864 bytes");
+    }
+    Ok(payload_body(size))
+}
+
+/// `/hol?ms=`: how long to hold the answer.
+pub fn hol_delay(query: &HolQuery) -> Result<Duration, &'static str> {
+    let ms = query.ms.unwrap_or(HOL_DEFAULT_MS);
+    if ms > HOL_MAX_MS {
+        return Err("ms must be between 0 and 10000");
+    }
+    Ok(Duration::from_millis(ms))
+}
+
+/// `/stream?chunks=&size=`: the chunks, each its own write.
+pub fn stream_body(query: &StreamQuery) -> Result<impl Iterator<Item = Bytes> + Send + 'static, &'static str> {
+    let chunks = query.chunks.unwrap_or(STREAM_DEFAULT_CHUNKS);
+    let size = query.size.unwrap_or(STREAM_DEFAULT_SIZE);
+    if !(1..=STREAM_MAX_CHUNKS).contains(&chunks) {
+        return Err("chunks must be between 1 and 100000");
+    }
+    if !(STREAM_MIN_SIZE..=STREAM_MAX_SIZE).contains(&size) {
+        return Err("size must be between 11 and 1048576");
+    }
+    let mut template = vec![b'x'; size];
+    template[size - 1] = b'\n';
+    let template = Bytes::from(template);
+    Ok((0..chunks).map(move |i| stream_chunk(&template, i)))
+}
+
+/// `/sse?size=&count=`: the events, each its own write.
+pub fn sse_body(query: &SseQuery) -> Result<impl Iterator<Item = Bytes> + Send + 'static, &'static str> {
+    let size = query.size.unwrap_or(STREAM_DEFAULT_SIZE);
+    let count = query.count.unwrap_or(STREAM_DEFAULT_CHUNKS);
+    if !(1..=PAYLOAD_MAX).contains(&size) {
+        return Err("size must be between 1 and 67108864");
+    }
+    if !(1..=STREAM_MAX_CHUNKS).contains(&count) {
+        return Err("count must be between 1 and 100000");
+    }
+    Ok(std::iter::repeat_n(sse_event(size), count))
 }
 
 /// Bodies built once per size, so that requests measure the transport rather than string
@@ -167,64 +216,51 @@ async fn echo(req: HttpRequest, mut payload: web::Payload) -> HttpResponse {
 }
 
 #[derive(Deserialize)]
-struct HolQuery {
-    ms: Option<u64>,
+pub struct HolQuery {
+    pub ms: Option<u64>,
 }
 
 async fn hol(query: web::Query<HolQuery>) -> HttpResponse {
-    let ms = query.ms.unwrap_or(HOL_DEFAULT_MS);
-    if ms > HOL_MAX_MS {
-        return bad_request("ms must be between 0 and 10000");
-    }
-    if ms > 0 {
-        actix_web::rt::time::sleep(Duration::from_millis(ms)).await;
+    let delay = match hol_delay(&query) {
+        Ok(delay) => delay,
+        Err(msg) => return bad_request(msg),
+    };
+    if !delay.is_zero() {
+        actix_web::rt::time::sleep(delay).await;
     }
     ok_text()
 }
 
 #[derive(Deserialize)]
-struct StreamQuery {
-    chunks: Option<usize>,
-    size: Option<usize>,
+pub struct StreamQuery {
+    pub chunks: Option<usize>,
+    pub size: Option<usize>,
 }
 
 async fn stream_chunks(query: web::Query<StreamQuery>) -> HttpResponse {
-    let chunks = query.chunks.unwrap_or(STREAM_DEFAULT_CHUNKS);
-    let size = query.size.unwrap_or(STREAM_DEFAULT_SIZE);
-    if !(1..=STREAM_MAX_CHUNKS).contains(&chunks) {
-        return bad_request("chunks must be between 1 and 100000");
-    }
-    if !(STREAM_MIN_SIZE..=STREAM_MAX_SIZE).contains(&size) {
-        return bad_request("size must be between 11 and 1048576");
-    }
-
-    let mut template = vec![b'x'; size];
-    template[size - 1] = b'\n';
-    let template = Bytes::from(template);
-    let body = stream::iter((0..chunks).map(move |i| Ok::<_, Infallible>(stream_chunk(&template, i))));
+    let chunks = match stream_body(&query) {
+        Ok(chunks) => chunks,
+        Err(msg) => return bad_request(msg),
+    };
+    let body = stream::iter(chunks.map(Ok::<_, Infallible>));
     // No content length is set, so HTTP/1.1 sends this with chunked transfer encoding.
     HttpResponse::Ok().content_type(ContentType::plaintext()).streaming(body)
 }
 
 #[derive(Deserialize)]
-struct SseQuery {
-    size: Option<usize>,
-    count: Option<usize>,
+pub struct SseQuery {
+    pub size: Option<usize>,
+    pub count: Option<usize>,
 }
 
 /// `GET /sse?size=N&count=K`: K Server-Sent Events whose data is N bytes each (defaults: the
 /// `/stream` route's 100 of 100), then the end of the response.
 async fn sse(query: web::Query<SseQuery>) -> HttpResponse {
-    let size = query.size.unwrap_or(STREAM_DEFAULT_SIZE);
-    let count = query.count.unwrap_or(STREAM_DEFAULT_CHUNKS);
-    if !(1..=PAYLOAD_MAX).contains(&size) {
-        return bad_request("size must be between 1 and 67108864");
-    }
-    if !(1..=STREAM_MAX_CHUNKS).contains(&count) {
-        return bad_request("count must be between 1 and 100000");
-    }
-    let event = sse_event(size);
-    let body = stream::iter(std::iter::repeat_n(Ok::<_, Infallible>(event), count));
+    let events = match sse_body(&query) {
+        Ok(events) => events,
+        Err(msg) => return bad_request(msg),
+    };
+    let body = stream::iter(events.map(Ok::<_, Infallible>));
     HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header((header::CACHE_CONTROL, "no-cache"))

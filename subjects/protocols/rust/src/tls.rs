@@ -12,22 +12,41 @@ pub const ALPN: [&[u8]; 2] = [b"h2", b"http/1.1"];
 
 /// Builds a server configuration around a fresh self-signed certificate for localhost and 127.0.0.1.
 pub fn server_config() -> anyhow::Result<ServerConfig> {
-    let provider = Arc::new(ring::default_provider());
-    // Any code path that asks rustls for the process default (rather than the explicit provider
-    // below) must find ring, not panic; an error here only means one is installed already.
-    let _ = CryptoProvider::install_default(ring::default_provider());
+    Certificate::generate()?.server_config(&ALPN, false)
+}
 
-    let rcgen::CertifiedKey { cert, signing_key } = self_signed()?;
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(signing_key.serialize_der()));
+/// One self-signed certificate and its key, from which the TCP (h2, http/1.1) and the QUIC (h3)
+/// configurations are built, so every TLS port of a server presents the same certificate.
+pub struct Certificate {
+    cert: rustls::pki_types::CertificateDer<'static>,
+    key: PrivatePkcs8KeyDer<'static>,
+}
 
-    let mut config = ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .context("choosing TLS protocol versions")?
-        .with_no_client_auth()
-        .with_single_cert(vec![cert.der().clone()], key)
-        .context("loading the certificate into rustls")?;
-    config.alpn_protocols = ALPN.iter().map(|p| p.to_vec()).collect();
-    Ok(config)
+impl Certificate {
+    pub fn generate() -> anyhow::Result<Certificate> {
+        // Any code path that asks rustls for the process default (rather than the explicit
+        // provider below) must find ring, not panic; an error here only means one is installed.
+        let _ = CryptoProvider::install_default(ring::default_provider());
+        let rcgen::CertifiedKey { cert, signing_key } = self_signed()?;
+        Ok(Certificate { cert: cert.der().clone(), key: PrivatePkcs8KeyDer::from(signing_key.serialize_der()) })
+    }
+
+    /// A server configuration offering `alpn`; `tls13_only` for QUIC, which has no TLS 1.2.
+    pub fn server_config(&self, alpn: &[&[u8]], tls13_only: bool) -> anyhow::Result<ServerConfig> {
+        let builder = ServerConfig::builder_with_provider(Arc::new(ring::default_provider()));
+        let builder = if tls13_only {
+            builder.with_protocol_versions(&[&rustls::version::TLS13])
+        } else {
+            builder.with_safe_default_protocol_versions()
+        };
+        let mut config = builder
+            .context("choosing TLS protocol versions")?
+            .with_no_client_auth()
+            .with_single_cert(vec![self.cert.clone()], PrivateKeyDer::Pkcs8(self.key.clone_key()))
+            .context("loading the certificate into rustls")?;
+        config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+        Ok(config)
+    }
 }
 
 /// A fresh self-signed certificate for localhost and 127.0.0.1 and its key.
