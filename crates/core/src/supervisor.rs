@@ -368,9 +368,19 @@ fn helper_command(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -
     cmd
 }
 
+/// A loopback port free for TCP and for UDP alike, so a subject may serve either on it (HTTP/3
+/// listens on UDP): the kernel picks a free TCP port, kept only if UDP has it free as well.
 fn free_port() -> Result<u16, SupervisorError> {
-    let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(SupervisorError::NoPort)?;
-    Ok(l.local_addr().map_err(SupervisorError::NoPort)?.port())
+    let mut last = None;
+    for _ in 0..32 {
+        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(SupervisorError::NoPort)?;
+        let port = l.local_addr().map_err(SupervisorError::NoPort)?.port();
+        match std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, port)) {
+            Ok(_) => return Ok(port),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(SupervisorError::NoPort(last.expect("at least one try")))
 }
 
 struct Process {
@@ -526,6 +536,15 @@ mod tests {
         let err = s.start("sleepy", &sp).err().unwrap().to_string();
         assert!(err.starts_with("subject `sleepy` not ready after 1 s"), "{err}");
         assert!(t.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn free_ports_are_free_for_tcp_and_udp() {
+        for _ in 0..20 {
+            let port = free_port().unwrap();
+            std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, port)).unwrap();
+            TcpListener::bind((Ipv4Addr::LOCALHOST, port)).unwrap();
+        }
     }
 
     #[test]

@@ -169,11 +169,19 @@ struct H3 {
 impl H3 {
     async fn call(&mut self, keep_body: bool) -> Result<Reply, h3::error::StreamError> {
         let mut stream = self.send.send_request(self.head.request()).await?;
-        if !self.body.is_empty() {
-            stream.send_data(self.body.clone()).await?;
+        let sent = async {
+            if !self.body.is_empty() {
+                stream.send_data(self.body.clone()).await?;
+            }
+            stream.finish().await
         }
-        stream.finish().await?;
-        let response = stream.recv_response().await?;
+        .await;
+        // A server may answer before the whole body is in (a 413) and stop the upload: its
+        // answer, when there is one, is the reply, not the failed send.
+        let response = match (sent, stream.recv_response().await) {
+            (_, Ok(response)) => response,
+            (Err(e), Err(_)) | (Ok(()), Err(e)) => return Err(e),
+        };
         let status = response.status().as_u16();
         let mut body = keep_body.then(Vec::new);
         let mut body_len = 0u64;

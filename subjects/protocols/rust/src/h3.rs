@@ -41,7 +41,7 @@ pub fn bind(host: &str, port: u16) -> anyhow::Result<UdpSocket> {
         socket.bind(&addr.into())?;
         Ok(socket.into())
     };
-    bind().with_context(|| format!("cannot bind {host}:{port} (UDP)"))
+    bind().with_context(|| format!("cannot bind UDP {host}:{port}"))
 }
 
 /// The QUIC server configuration: TLS 1.3 with ALPN h3 and `certificate`.
