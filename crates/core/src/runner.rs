@@ -250,6 +250,14 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// CPUs the instrument runs on: its share of the split, or the whole machine without one.
+    fn load_cpus(&self) -> usize {
+        match self.opts.cpus.load.len() {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
     fn scenario(&mut self, s: &Scenario, server: &Server) -> Result<(), RunError> {
         let repeats = self.opts.profile.repeats;
         self.progress.scenario(self.index, self.total, &s.id, repeats);
@@ -279,7 +287,10 @@ impl Ctx<'_> {
             let server_use = sampler.finish();
             let row = match result {
                 Err(e) => self.row(s, repeat, Err(e)),
-                Ok(r) => self.row(s, repeat, Ok(metrics(&r, &server_use, instrument_cpu_s))).with_errors(&r),
+                Ok(r) => {
+                    let load = Load { cpu_s: instrument_cpu_s, cpus: self.load_cpus() };
+                    self.row(s, repeat, Ok(metrics(&r, &server_use, &load))).with_errors(&r)
+                }
             };
             let failed = row.status == Status::Failed;
             self.write(row)?;
@@ -421,8 +432,26 @@ impl WithErrors for Measurement {
     }
 }
 
-fn metrics(r: &LoadResult, server: &ServerUse, instrument_cpu_s: f64) -> Metrics {
+/// What the instrument spent on a repeat, and the CPUs it had.
+struct Load {
+    cpu_s: f64,
+    cpus: usize,
+}
+
+/// Share of its CPUs' time from which the instrument counts as saturated.
+const SATURATED: f64 = 0.9;
+
+impl Load {
+    /// The instrument may have set the pace: it used more CPU than the server side, or (when
+    /// both sides are busy, as with QUIC's per-packet encryption) nearly all of its own CPUs.
+    fn bound(&self, server_cpu_s: Option<f64>, secs: f64) -> bool {
+        server_cpu_s.is_some_and(|s| self.cpu_s > s) || self.cpu_s >= SATURATED * self.cpus as f64 * secs
+    }
+}
+
+fn metrics(r: &LoadResult, server: &ServerUse, load: &Load) -> Metrics {
     let secs = r.duration.as_secs_f64();
+    let instrument_cpu_s = load.cpu_s;
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     Metrics {
         requests: Some(r.requests),
@@ -440,7 +469,7 @@ fn metrics(r: &LoadResult, server: &ServerUse, instrument_cpu_s: f64) -> Metrics
         service_cpu_s: server.service_cpu_s,
         service_rss_kb: server.service_rss_kb,
         instrument_cpu_s: Some(instrument_cpu_s),
-        instrument_bound: server.cpu_s.map(|s| instrument_cpu_s > s),
+        instrument_bound: server.cpu_s.map(|_| load.bound(server.cpu_s, secs)),
         ..Default::default()
     }
 }

@@ -82,7 +82,7 @@ impl Flag {
             Flag::Failed => "a repeat failed; numbers cover the repeats that completed",
             Flag::Noisy => "req/s varied by more than 10 % (coefficient of variation) across repeats",
             Flag::InstrumentBound => {
-                "the load generator used more CPU than the subject: the number may measure the instrument"
+                "the load generator used more CPU than the subject, or nearly all of its own: the number may measure the instrument"
             }
         }
     }

@@ -357,3 +357,15 @@ fn only_glob_that_matches_nothing_is_an_error() {
         run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default()).unwrap_err();
     assert_eq!(err.to_string(), "--only `nothing*` matches no scenario of suite `mock`");
 }
+
+#[test]
+fn the_instrument_is_bound_when_heavier_than_the_server_or_saturating_its_cpus() {
+    let load = |cpu_s, cpus| Load { cpu_s, cpus };
+    // 3 s of load on one CPU: 2.9 s of instrument CPU saturates it even next to a busier server.
+    assert!(load(2.9, 1).bound(Some(3.1), 3.0));
+    assert!(!load(2.0, 1).bound(Some(3.1), 3.0));
+    assert!(load(2.0, 1).bound(Some(1.5), 3.0));
+    // Two CPUs for the instrument: the same 2.9 s is half of them.
+    assert!(!load(2.9, 2).bound(Some(3.1), 3.0));
+    assert!(load(2.9, 1).bound(None, 3.0));
+}
