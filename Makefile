@@ -10,7 +10,7 @@ FORMATS_TS := subjects/formats/ts
 FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
 
-.PHONY: help setup setup-apt setup-web setup-ghz build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -55,8 +55,13 @@ test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, 
 	cd $(FORMATS_TS) && npm test --silent
 	cd $(FORMATS_JAVA) && $(MVN) test
 
-bench: setup build setup-ghz ## The instrument against h2load, wrk and ghz on the same subjects: prints ratios
+bench: setup build setup-ghz setup-oha ## The instrument against h2load, wrk, ghz and oha (HTTP/3) on the same subjects: prints ratios
 	bench/peers
+
+# oha with HTTP/3 (the h3 peer) from crates.io, only for `make bench`: about ten minutes to build.
+OHA_VERSION := 1.16.0
+setup-oha:
+	@command -v oha >/dev/null || [ -x "$$HOME/.cargo/bin/oha" ] || $(CARGO) install oha --version $(OHA_VERSION) --locked --features http3
 
 # ghz (the gRPC peer) from the Go module proxy, only for `make bench`.
 GHZ_VERSION := v0.120.0
