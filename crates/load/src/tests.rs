@@ -275,13 +275,8 @@ async fn h3_answer(
         (200, [&b"hello"[..], b" ", b"world"].map(Bytes::from_static).to_vec())
     } else if path == "/echo" {
         let mut body = Vec::new();
-        while let Some(mut chunk) = stream.recv_data().await? {
-            while bytes::Buf::has_remaining(&chunk) {
-                let part = bytes::Buf::chunk(&chunk);
-                body.extend_from_slice(part);
-                let n = part.len();
-                bytes::Buf::advance(&mut chunk, n);
-            }
+        while let Some(chunk) = stream.recv_data().await? {
+            bytes::BufMut::put(&mut body, chunk);
         }
         (200, vec![Bytes::from(body)])
     } else {

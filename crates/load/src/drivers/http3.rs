@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use bytes::{Buf as _, Bytes};
+use bytes::{Buf as _, BufMut as _, Bytes};
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 use crate::drivers::http2::Head;
@@ -185,18 +185,10 @@ impl H3 {
         let status = response.status().as_u16();
         let mut body = keep_body.then(Vec::new);
         let mut body_len = 0u64;
-        while let Some(mut chunk) = stream.recv_data().await? {
+        while let Some(chunk) = stream.recv_data().await? {
             body_len += chunk.remaining() as u64;
-            match &mut body {
-                Some(b) => {
-                    while chunk.has_remaining() {
-                        let part = chunk.chunk();
-                        b.extend_from_slice(part);
-                        let n = part.len();
-                        chunk.advance(n);
-                    }
-                }
-                None => chunk.advance(chunk.remaining()),
+            if let Some(b) = &mut body {
+                b.put(chunk);
             }
         }
         Ok(Reply { status, body_len, messages: 1, body, first_at: None })

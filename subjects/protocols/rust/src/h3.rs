@@ -7,7 +7,7 @@ use std::net::UdpSocket;
 use std::sync::Arc;
 
 use anyhow::Context as _;
-use bytes::{Buf as _, Bytes, BytesMut};
+use bytes::{Buf as _, BufMut as _, Bytes, BytesMut};
 use h3::server::RequestStream;
 use http::{header, Method, Request, Response, StatusCode};
 
@@ -194,16 +194,11 @@ async fn echo(request: &Request<()>, stream: &mut Stream) -> Result<Answer, h3::
         return Ok(too_large(stream));
     }
     let mut body = BytesMut::with_capacity(declared.map_or(0, |len| len as usize));
-    while let Some(mut chunk) = stream.recv_data().await? {
+    while let Some(chunk) = stream.recv_data().await? {
         if body.len() + chunk.remaining() > routes::ECHO_LIMIT {
             return Ok(too_large(stream));
         }
-        while chunk.has_remaining() {
-            let part = chunk.chunk();
-            body.extend_from_slice(part);
-            let n = part.len();
-            chunk.advance(n);
-        }
+        body.put(chunk);
     }
     let content_type = request
         .headers()
