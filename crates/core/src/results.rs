@@ -166,6 +166,9 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "serialize_allocs",
     "deserialize_alloc_bytes",
     "deserialize_allocs",
+    "parse_us",
+    "total_us",
+    "provider_cpu_s",
 ];
 
 /// The value of a named metric in one measurement.

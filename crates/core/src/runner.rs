@@ -224,7 +224,20 @@ pub fn run(
     services.stop_unused(&[]);
     for h in &harnesses {
         ctx.index += 1;
-        ctx.harness(h, launcher)?;
+        // Its own services: those of the scenarios' subjects are stopped by now.
+        let mut services = Services::default();
+        let mut running = Vec::new();
+        match start_for_harness(h, suite, &opts.profile_name, &mut services, launcher, &mut running) {
+            Ok(h) => ctx.harness(&h, launcher)?,
+            Err(e) => {
+                ctx.progress.scenario(ctx.index, ctx.total, &h.id, opts.profile.repeats);
+                ctx.write(ctx.harness_failure(h, e))?;
+            }
+        }
+        for mut subject in running {
+            subject.stop();
+        }
+        services.stop_unused(&[]);
     }
     progress.finish();
     info.finished_at = Some((opts.clock)());
@@ -533,6 +546,30 @@ impl Services {
             }
         }
     }
+}
+
+/// Starts the subjects a harness talks to, with their services, into `running`; returns the
+/// harness with `{<subject>.<port>}` and `{profile}` filled in its command.
+fn start_for_harness(
+    h: &HarnessSpec,
+    suite: &Suite,
+    profile: &str,
+    services: &mut Services,
+    launcher: &dyn Launcher,
+    running: &mut Vec<Box<dyn RunningSubject>>,
+) -> Result<HarnessSpec, String> {
+    let mut placeholders = Placeholders::default();
+    placeholders.values.insert("profile".into(), profile.into());
+    for name in &h.subjects {
+        let spec = &suite.subjects[name];
+        let spec = resolve(spec, &services.start(&spec.services, suite, launcher)?)?;
+        let subject = launcher.start(name, &spec).map_err(|e| e.to_string())?;
+        for (port, number) in subject.ports() {
+            placeholders.values.insert(format!("{name}.{port}"), number.to_string());
+        }
+        running.push(subject);
+    }
+    Ok(HarnessSpec { command: placeholders.fill_all(&h.command)?, ..h.clone() })
 }
 
 /// A subject's spec with the placeholders of its services filled in.

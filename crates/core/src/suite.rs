@@ -64,6 +64,11 @@ pub struct HarnessSpec {
     /// Globs of the scenario ids it prints (e.g. `*-rust`), so claims can name them.
     #[serde(default)]
     pub scenarios: Vec<String>,
+    /// Subjects it talks to (servers a driver or a browser page calls), started with their
+    /// services before it and stopped after it. In `command`, `{<subject>.<port>}` is a
+    /// subject's port and `{profile}` the run's profile name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subjects: Vec<String>,
 }
 
 fn default_harness_timeout() -> f64 {
@@ -314,6 +319,8 @@ pub const CLAIM_METRICS: &[&str] = &[
     "deserialize_ns",
     "size_bytes",
     "size_gzip_bytes",
+    "parse_us",
+    "total_us",
 ];
 
 impl Suite {
@@ -449,6 +456,19 @@ impl Suite {
             }
             if self.scenarios.iter().any(|s| s.id == h.id) || self.harnesses[..i].iter().any(|o| o.id == h.id) {
                 return bad(format!("harnesses[{i}].id"), format!("`{}` is used twice", h.id));
+            }
+            if let Some(name) = h.subjects.iter().find(|n| !self.subjects.contains_key(*n)) {
+                return bad(format!("harnesses[{i}].subjects"), format!("no subject named `{name}`"));
+            }
+            let mut sample = services::Placeholders::default();
+            sample.values.insert("profile".into(), "quick".into());
+            for name in &h.subjects {
+                for port in self.subjects[name].ports.keys() {
+                    sample.values.insert(format!("{name}.{port}"), "1".into());
+                }
+            }
+            if let Err(e) = sample.fill_all(&h.command) {
+                return bad(format!("harnesses[{i}].command"), e);
             }
         }
         for (name, p) in &self.profiles {
@@ -659,6 +679,14 @@ mod tests {
                 "s.toml: claims[0].numerator: no scenario named `zz`",
             ),
             (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
+            (
+                format!("{GOOD}\n[[harnesses]]\nid = \"d\"\nlang = \"rust\"\ncommand = [\"d\"]\nsubjects = [\"nope\"]\n"),
+                "s.toml: harnesses[0].subjects: no subject named `nope`",
+            ),
+            (
+                format!("{GOOD}\n[[harnesses]]\nid = \"d\"\nlang = \"rust\"\ncommand = [\"d\", \"{{rest.tls}}\"]\nsubjects = [\"rest\"]\n"),
+                "s.toml: harnesses[0].command: unknown placeholder `{rest.tls}`; known: {profile}, {rest.",
+            ),
         ];
         for (text, want) in cases {
             let err = parse(&text).unwrap_err();

@@ -40,13 +40,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
 
     if !args.no_build {
         // Before pinning: builds may use every core.
-        let mut built = Vec::new();
-        for s in &suite.scenarios {
-            if !built.contains(&s.subject) {
-                eprintln!("building subject `{}` ...", s.subject);
-                let spec = &suite.subjects[&s.subject];
-                supervisor.build(&s.subject, spec.build.as_deref(), spec.workdir.as_deref())?;
-                built.push(s.subject.clone());
+        let mut built: Vec<&String> = Vec::new();
+        let used = suite.scenarios.iter().map(|s| &s.subject).chain(suite.harnesses.iter().flat_map(|h| &h.subjects));
+        for name in used {
+            if !built.contains(&name) {
+                eprintln!("building subject `{name}` ...");
+                let spec = &suite.subjects[name];
+                supervisor.build(name, spec.build.as_deref(), spec.workdir.as_deref())?;
+                built.push(name);
             }
         }
         for h in &suite.harnesses {

@@ -99,12 +99,25 @@ command = ["codec", "bench"]
 id = "crashing"
 lang = "go"
 command = ["crashing"]
+
+# A driver of servers: the runner starts them (and their services) for it, then stops them.
+[[harnesses]]
+id = "driven"
+lang = "rust"
+command = ["drive", "--url", "http://127.0.0.1:{responder.plain}", "--profile", "{profile}"]
+subjects = ["responder"]
+
+[[harnesses]]
+id = "drives-broken"
+lang = "go"
+command = ["drive", "{broken.plain}"]
+subjects = ["broken"]
 "#;
 
 /// What the mock launcher was asked to do, in order.
 type Log = Rc<RefCell<Vec<String>>>;
 
-struct MockSubject(String, BTreeMap<String, u16>, Log);
+struct MockSubject(String, BTreeMap<String, u16>, Log, bool);
 
 impl RunningSubject for MockSubject {
     fn ports(&self) -> &BTreeMap<String, u16> {
@@ -114,9 +127,9 @@ impl RunningSubject for MockSubject {
         None
     }
     fn stop(&mut self) {
-        let line = format!("stop {}", self.0);
-        if !self.2.borrow().contains(&line) {
-            self.2.borrow_mut().push(line);
+        if !self.3 {
+            self.3 = true;
+            self.2.borrow_mut().push(format!("stop {}", self.0));
         }
     }
     fn dir(&self) -> Option<&Path> {
@@ -140,7 +153,7 @@ impl Launcher for MockLauncher {
             });
         }
         let ports = [("plain".to_string(), 1111), ("tls".to_string(), 2222)].into();
-        Ok(Box::new(MockSubject(name.into(), ports, self.log.clone())))
+        Ok(Box::new(MockSubject(name.into(), ports, self.log.clone(), false)))
     }
 
     /// `broker` starts on port 3333; `gone` is not installed.
@@ -157,7 +170,7 @@ impl Launcher for MockLauncher {
                 hint: ": run `make setup`".into(),
             });
         }
-        Ok(Box::new(MockSubject(name.into(), [("mqtt".to_string(), 3333)].into(), self.log.clone())))
+        Ok(Box::new(MockSubject(name.into(), [("mqtt".to_string(), 3333)].into(), self.log.clone(), false)))
     }
 
     /// `codec` prints one measurement per repeat and a stray line; `crashing` exits non-zero.
@@ -168,6 +181,13 @@ impl Launcher for MockLauncher {
         line: &mut dyn FnMut(&str),
     ) -> Result<(), SupervisorError> {
         assert_eq!(args[0..2], ["--repeats".to_string(), "3".to_string()]);
+        if h.id == "driven" {
+            self.log.borrow_mut().push(format!("harness driven: {}", h.command.join(" ")));
+            line(
+                r#"{"schema_version":1,"run_id":"theirs","suite":"x","scenario":"parsed","subject":"driven","lang":"rust","repeat":1,"status":"ok","metrics":{"parse_us":250.0}}"#,
+            );
+            return Ok(());
+        }
         if h.id == "crashing" {
             return Err(SupervisorError::HarnessFailed {
                 id: h.id.clone(),
@@ -268,6 +288,8 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("users-json-rust", 3, Status::Ok),
             ("codec", 0, Status::Failed),
             ("crashing", 0, Status::Failed),
+            ("parsed", 1, Status::Ok),
+            ("drives-broken", 0, Status::Failed),
         ]
     );
     // The responder learns the broker's port; the broker starts before it and stops after it;
@@ -283,8 +305,16 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             "stop responder",
             "stop broker",
             "start service gone",
+            "start service broker",
+            "start responder: responder --broker 127.0.0.1:3333",
+            "harness driven: drive --url http://127.0.0.1:1111 --profile quick",
+            "stop responder",
+            "stop broker",
+            "start broken: broken",
         ]
     );
+    let last = results.measurements.last().unwrap();
+    assert!(last.error.as_deref().unwrap().starts_with("subject `broken` exited"), "{:?}", last.error);
     assert_eq!(
         results.measurements[9].error.as_deref(),
         Some("service `gone`: `gone` is not installed: run `make setup`")
