@@ -25,14 +25,13 @@ fn error_json(status: actix_web::http::StatusCode, message: String) -> HttpRespo
     HttpResponse::build(status).json(serde_json::json!({ "error": message }))
 }
 
-/// Object, format and count of a provider request, or the 400 that says what is wrong.
-fn asked(object: &str, q: &ObjectsQuery) -> Result<(Object, Format, usize, usize), HttpResponse> {
-    let bad = |e: String| text(actix_web::http::StatusCode::BAD_REQUEST, e);
-    let object = Object::parse(object).map_err(bad)?;
-    let format = Format::parse(q.format.as_deref().unwrap_or("json")).map_err(bad)?;
+/// Object, format, start and count of a provider request, or what is wrong with it.
+fn asked(object: &str, q: &ObjectsQuery) -> Result<(Object, Format, usize, usize), String> {
+    let object = Object::parse(object)?;
+    let format = Format::parse(q.format.as_deref().unwrap_or("json"))?;
     let count = q.count.unwrap_or(1);
     if !(1..=MAX_COUNT).contains(&count) {
-        return Err(bad(format!("count must be 1..={MAX_COUNT}, got {count}")));
+        return Err(format!("count must be 1..={MAX_COUNT}, got {count}"));
     }
     Ok((object, format, q.start.unwrap_or(0), count))
 }
@@ -48,7 +47,7 @@ fn answer(format: Format, body: Vec<u8>) -> HttpResponse {
 async fn provide(object: web::Path<String>, q: web::Query<ObjectsQuery>) -> HttpResponse {
     match asked(&object, &q) {
         Ok((object, format, start, count)) => answer(format, objects::encode(object, format, start, count)),
-        Err(r) => r,
+        Err(e) => text(actix_web::http::StatusCode::BAD_REQUEST, e),
     }
 }
 
@@ -56,7 +55,7 @@ async fn provide(object: web::Path<String>, q: web::Query<ObjectsQuery>) -> Http
 async fn provide_bad(object: web::Path<String>, q: web::Query<ObjectsQuery>) -> HttpResponse {
     match asked(&object, &q) {
         Ok((object, format, _, _)) => answer(format, objects::malformed(object, format)),
-        Err(r) => r,
+        Err(e) => text(actix_web::http::StatusCode::BAD_REQUEST, e),
     }
 }
 
