@@ -1,0 +1,178 @@
+// The browser harness of every browser lab (docs/ARCHITECTURE.md, "Browser labs"): serves the
+// built pages (dist/) on loopback, opens one lab's page in headless Chromium (playwright-core,
+// Debian's /usr/bin/chromium) and prints each measurement line the page reports on stdout, so
+// the runner ingests it as an ordinary [[harnesses]] entry.
+//
+//   node harness/browser.mjs <lab> [--param name=value]... [--profile P] [--timeout-s S]
+//        [--keep-serving] --repeats R --run-id ID
+//
+// The page is opened as /<lab>/?auto=1&repeats=R&run_id=ID&profile=P&runtime=<browser>&<params>;
+// it calls window.wirebenchReport(line) per measurement and window.wirebenchDone(error?) at the
+// end. --keep-serving opens no browser: it prints the page's URL (with the params) and serves
+// until stopped, for a person to click through.
+
+import { createReadStream, existsSync, statSync } from "node:fs";
+import { createServer } from "node:http";
+import { dirname, extname, join, normalize, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+import { chromium } from "playwright-core";
+
+const DIST = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist");
+const CHROMIUM = "/usr/bin/chromium";
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".png": "image/png",
+  ".svg": "image/svg+xml",
+};
+
+/** @param {string} message @returns {never} */
+function fail(message) {
+  process.stderr.write(`browser-harness: ${message}\n`);
+  process.exit(2);
+}
+
+/**
+ * Serves `dir` on a free loopback port; resolves to the server and its base URL.
+ * @param {string} dir
+ * @returns {Promise<{ server: import("node:http").Server, base: string }>}
+ */
+export function serveStatic(dir) {
+  const server = createServer((req, res) => {
+    const path = normalize(decodeURIComponent(new URL(req.url ?? "/", "http://x").pathname));
+    let file = join(dir, path);
+    if (!file.startsWith(dir)) {
+      res.writeHead(403).end();
+      return;
+    }
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, "index.html");
+    if (!existsSync(file)) {
+      res.writeHead(404, { "content-type": "text/plain" }).end("not found\n");
+      return;
+    }
+    res.writeHead(200, {
+      "content-type": TYPES[/** @type {keyof TYPES} */ (extname(file))] ?? "application/octet-stream",
+      // Cross-origin isolation, so pages may use SharedArrayBuffer and precise timers.
+      "cross-origin-opener-policy": "same-origin",
+      "cross-origin-embedder-policy": "credentialless",
+    });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((ok, err) => {
+    server.once("error", err);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      if (address === null || typeof address === "string") return err(new Error("no port"));
+      ok({ server, base: `http://127.0.0.1:${address.port}` });
+    });
+  });
+}
+
+/**
+ * Opens `url` in headless Chromium and calls `onLine` with each line the page reports; resolves
+ * when the page says it is done, rejects on its error, a page crash or the timeout.
+ * @param {{ url: string, onLine: (line: string) => void, timeoutMs: number, onVersion?: (v: string) => string }} o
+ */
+export async function runPage({ url, onLine, timeoutMs, onVersion }) {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+  });
+  try {
+    const page = await browser.newPage();
+    /** @type {(error?: string) => void} */
+    let done = () => {};
+    const finished = new Promise((ok, err) => {
+      done = (error) => (error ? err(new Error(`the page failed: ${error}`)) : ok(undefined));
+      page.on("pageerror", (e) => err(new Error(`the page threw: ${e.message}`)));
+      page.on("crash", () => err(new Error("the page crashed")));
+    });
+    page.on("console", (m) => process.stderr.write(`page ${m.type()}: ${m.text()}\n`));
+    await page.exposeFunction("wirebenchReport", (/** @type {string} */ line) => onLine(line));
+    await page.exposeFunction("wirebenchDone", (/** @type {string | undefined} */ error) => done(error));
+    const full = onVersion ? onVersion(`chromium@${browser.version()}`) : url;
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const timeout = new Promise((_, err) => {
+      timer = setTimeout(() => err(new Error(`the page did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      await page.goto(full);
+      await Promise.race([finished, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+async function main() {
+  /** @type {ReturnType<typeof parseArgs>["values"]} */
+  let values;
+  /** @type {string[]} */
+  let positionals;
+  try {
+    ({ values, positionals } = parseArgs({
+      allowPositionals: true,
+      options: {
+        param: { type: "string", multiple: true },
+        profile: { type: "string", default: "quick" },
+        "timeout-s": { type: "string", default: "1500" },
+        "keep-serving": { type: "boolean", default: false },
+        repeats: { type: "string", default: "1" },
+        "run-id": { type: "string", default: "" },
+      },
+    }));
+  } catch (e) {
+    fail(e instanceof Error ? e.message : String(e));
+  }
+  const [lab] = positionals;
+  if (!lab || positionals.length > 1) fail("usage: browser.mjs <lab> [--param name=value]... --repeats R --run-id ID");
+  if (!existsSync(join(DIST, lab, "index.html"))) fail(`no page dist/${lab}/index.html: run \`npm run build\` in web/`);
+  const query = new URLSearchParams();
+  for (const p of /** @type {string[]} */ (values.param ?? [])) {
+    const at = p.indexOf("=");
+    if (at < 1) fail(`--param ${p}: expected name=value`);
+    query.set(p.slice(0, at), p.slice(at + 1));
+  }
+  const { server, base } = await serveStatic(DIST).catch((e) => fail(`cannot serve dist/: ${e.message}`));
+  if (values["keep-serving"]) {
+    process.stderr.write(`browser-harness: open ${base}/${lab}/?${query} (Ctrl-C stops)\n`);
+    for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.close(() => process.exit(0)));
+    return;
+  }
+  query.set("auto", "1");
+  query.set("repeats", String(values.repeats));
+  query.set("run_id", String(values["run-id"]));
+  query.set("profile", String(values.profile));
+  const timeoutMs = Number(values["timeout-s"]) * 1000;
+  if (!(timeoutMs > 0)) fail(`--timeout-s ${values["timeout-s"]}: expected seconds`);
+  let lines = 0;
+  try {
+    await runPage({
+      url: `${base}/${lab}/?${query}`,
+      timeoutMs,
+      onLine: (line) => {
+        lines++;
+        process.stdout.write(line + "\n");
+      },
+      onVersion: (version) => {
+        query.set("runtime", version);
+        return `${base}/${lab}/?${query}`;
+      },
+    });
+  } catch (e) {
+    server.close();
+    fail(e instanceof Error ? e.message.split("\n")[0] ?? "" : String(e));
+  }
+  server.close();
+  if (lines === 0) fail("the page reported no measurement");
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main();

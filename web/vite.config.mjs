@@ -1,0 +1,32 @@
+// The browser labs' pages (pages/<lab>/index.html) built into dist/<lab>/, served by
+// harness/browser.mjs; with `--ssr`, a lab's Node entry (pages/<lab>/node.ts) into dist-node/.
+import { resolve } from "node:path";
+import { defineConfig } from "vite";
+
+const root = resolve(import.meta.dirname, "pages");
+const labs = ["parse"];
+
+export default defineConfig(({ isSsrBuild }) => ({
+  root,
+  base: "./",
+  logLevel: "warn",
+  server: { fs: { allow: [resolve(import.meta.dirname, "..")] } },
+  build: isSsrBuild
+    ? {
+        outDir: resolve(import.meta.dirname, "dist-node"),
+        emptyOutDir: true,
+        target: "node20",
+        rollupOptions: {
+          input: Object.fromEntries(labs.map((lab) => [`${lab}-node`, resolve(root, lab, "node.ts")])),
+          output: { entryFileNames: "[name].js" },
+        },
+      }
+    : {
+        outDir: resolve(import.meta.dirname, "dist"),
+        emptyOutDir: true,
+        target: "es2022",
+        rollupOptions: { input: Object.fromEntries(labs.map((lab) => [lab, resolve(root, lab, "index.html")])) },
+      },
+  // The Node build bundles every dependency, so dist-node runs without node_modules lookups.
+  ssr: { noExternal: true },
+}));
