@@ -34,9 +34,11 @@ import wirebench.formats.dataset.UsersDocument;
  * types (verification and the tests use it). What the harness times as deserialization is
  * {@link #decodeLazily}: see {@link #lazyAccess()}.
  */
-final class BsonRawCodec implements Codec, LazyDecoder {
+public final class BsonRawCodec implements Codec, LazyDecoder {
     private static final String ID = "bson-raw";
     private static final String ITEMS = "items";
+
+    BsonRawCodec() {}
 
     @Override
     public String id() {
@@ -111,6 +113,25 @@ final class BsonRawCodec implements Codec, LazyDecoder {
                 case USERS -> new Dataset.Users(document.decode((r, context) -> readUsersDocument(r)));
                 case NUMERIC -> new Dataset.Numeric(document.decode((r, context) -> readItems(r, BsonRawCodec::readNumeric)));
                 case DUMMY -> new Dataset.Dummy(document.decode((r, context) -> readItems(r, BsonRawCodec::readDummy)));
+            };
+        } catch (BSONException e) {
+            throw CodecException.decode(ID, kind, e);
+        }
+    }
+
+    /**
+     * Reads every field of one {@code numeric} or {@code dummy} object out of a raw document that
+     * is that object itself (not a dataset's {@code {"items": [...]}}), as {@link #decode} reads
+     * each list element: the parse lab serves and reads objects one per document.
+     *
+     * @return a {@link NumericObject} or a {@link DummyObject}
+     */
+    public static Object decodeObject(RawBsonDocument document, DatasetKind kind) throws CodecException {
+        try {
+            return switch (kind) {
+                case NUMERIC -> document.decode((r, context) -> readNumeric(r));
+                case DUMMY -> document.decode((r, context) -> readDummy(r));
+                case USERS -> throw new IllegalArgumentException("users is one document, not a list of objects");
             };
         } catch (BSONException e) {
             throw CodecException.decode(ID, kind, e);
