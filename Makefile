@@ -10,7 +10,7 @@ FORMATS_TS := subjects/formats/ts
 FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats build-formats bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse build-formats build-parse build-web bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -25,10 +25,11 @@ setup-apt:
 	fi
 
 setup-web:
-	@cd web && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund --loglevel=error; }
+	@# Installs again whenever the lock file is newer than what node_modules holds.
+	@cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
 	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
 
-build: build-formats ## Build the instrument and the subjects (release)
+build: build-formats build-parse build-web ## Build the instrument and the subjects (release)
 	$(CARGO) build --release --workspace --locked
 
 build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harnesses
@@ -36,19 +37,28 @@ build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harn
 	cd $(FORMATS_TS) && npm run --silent build
 	cd $(FORMATS_JAVA) && $(MVN) package -DskipTests
 
+build-parse: ## Build the parse lab's Java server (installs formats-java into the local Maven repository first)
+	subjects/parse/java/build.sh
+
+build-web: setup-web ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
+	cd web && npm run --silent build
+
 run: setup build ## Run the protocols suite (quick profile) and print the report's path
 	$(WIREBENCH) run protocols --profile quick --no-build
 
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-formats test-web ## Every test: Rust, the formats harnesses, browser report test
+test: setup build test-rust test-formats test-parse test-web ## Every test: Rust (the parse lab's smoke run in Chromium included), the formats harnesses, the parse lab's Java server, browser report test
 
 test-rust:
 	$(CARGO) test --workspace --locked
 
 test-web:
 	cd web && node --test tests/
+
+test-parse: ## The parse lab's Java server: its API contract, bad input, versions
+	cd subjects/parse/java && $(MVN) test
 
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
 	cd $(FORMATS_GO) && go test ./...
@@ -92,4 +102,4 @@ schemas: ## Regenerate schemas/*.json from the Rust types
 	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date
 
 clean: ## Remove build outputs and results
-	rm -rf target results web/node_modules
+	rm -rf target results web/node_modules web/dist web/dist-node subjects/parse/java/target
