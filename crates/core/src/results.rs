@@ -168,6 +168,8 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "deserialize_allocs",
     "parse_us",
     "total_us",
+    "io_us",
+    "study_us",
     "provider_cpu_s",
 ];
 

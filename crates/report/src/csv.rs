@@ -7,6 +7,7 @@ use wirebench_core::suite::Op;
 use crate::cells::LATENCY_METRICS;
 use crate::formats::{ALLOCS, ALLOC_BYTES, DESERIALIZE, SERIALIZE, SIZES};
 use crate::model::{Report, Section};
+use crate::parse::{IO, PARSE, STUDY, TOTAL};
 
 /// Writes one table from the report.
 pub type Table = fn(&Report) -> String;
@@ -17,6 +18,7 @@ pub const TABLES: &[(&str, Option<Section>, Table)] = &[
     ("scenarios.csv", Some(Section::Load), scenarios),
     ("claims.csv", None, claims),
     ("formats.csv", Some(Section::Formats), formats),
+    ("parse.csv", Some(Section::Parse), parse),
 ];
 
 /// The tables this report writes: those of the sections it shows.
@@ -177,6 +179,67 @@ pub fn scenarios(report: &Report) -> String {
             s.error.clone().unwrap_or_default(),
         ]);
         line(&mut out, &fields);
+    }
+    out
+}
+
+/// Header of `parse.csv`.
+pub const PARSE_COLUMNS: &[&str] = &[
+    "scenario",
+    "object",
+    "parser",
+    "provider",
+    "format",
+    "n",
+    "batch",
+    "runtime",
+    "ok_repeats",
+    "parse_us_median",
+    "parse_us_ci_lo",
+    "parse_us_ci_hi",
+    "total_us_median",
+    "io_us_median",
+    "study_us_median",
+    "size_bytes",
+    "cpu_s",
+    "provider_cpu_s",
+    "rss_kb",
+    "error",
+];
+
+/// `parse.csv`: one line per parse row, medians over the repeats.
+pub fn parse(report: &Report) -> String {
+    let mut out = header(PARSE_COLUMNS);
+    for o in &report.parse.objects {
+        for r in &o.rows {
+            let median = |m: &str| num(r.metric(m).map(|s| s.median));
+            let ci = r.metric(PARSE).and_then(|s| s.ci);
+            line(
+                &mut out,
+                &[
+                    r.id().to_string(),
+                    o.object.clone(),
+                    r.parser().to_string(),
+                    r.provider().to_string(),
+                    r.format().to_string(),
+                    r.n().to_string(),
+                    r.batch().to_string(),
+                    r.runtime().unwrap_or_default().to_string(),
+                    r.summary.ok_repeats.to_string(),
+                    median(PARSE),
+                    num(ci.map(|c| c.0)),
+                    num(ci.map(|c| c.1)),
+                    median(TOTAL),
+                    median(IO),
+                    median(STUDY),
+                    median("size_bytes"),
+                    median("cpu_s"),
+                    median("provider_cpu_s"),
+                    median("rss_kb"),
+                    r.summary.error.clone().unwrap_or_default(),
+                ],
+            );
+        }
     }
     out
 }

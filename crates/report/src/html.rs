@@ -9,6 +9,7 @@ use crate::charts::{Chart, Drawn};
 use crate::format::{self, NONE};
 use crate::formats::{self, Dataset};
 use crate::model::{Flag, Report, Row, Section};
+use crate::parse;
 use crate::published;
 
 /// Text escaped for HTML element content and quoted attribute values.
@@ -67,6 +68,9 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
     }
     if report.shows(Section::Formats) {
         formats_section(&mut h, report, charts);
+    }
+    if report.shows(Section::Parse) {
+        parse_section(&mut h, report, charts);
     }
     method(&mut h, report);
     let links: Vec<String> = std::iter::once(crate::MARKDOWN_FILE)
@@ -378,6 +382,57 @@ fn formats_section(h: &mut String, report: &Report, charts: &[Chart]) {
     }
     put!(h, "</ul>\n<p class=\"muted small\">{FORMATS_NOTE}</p>\n");
     for c in charts.iter().filter(|c| c.section == Section::Formats) {
+        figure(h, c);
+    }
+    h.push_str("</section>\n");
+}
+
+/// The parse lab: one table (a `tbody` per object), its note and its charts.
+fn parse_section(h: &mut String, report: &Report, charts: &[Chart]) {
+    h.push_str("<section id=\"parse\">\n<h2>Decoding: JSON vs BSON</h2>\n");
+    if !report.shows(Section::Load) {
+        run_warnings(h, report);
+    }
+    h.push_str("<div class=\"scroll\"><table id=\"parse-table\">\n<thead><tr>");
+    for &(label, num) in parse::COLUMNS {
+        put!(h, "<th{}>{label}</th>", if num { " class=\"num\"" } else { "" });
+    }
+    h.push_str("</tr></thead>\n");
+    let width = parse::COLUMNS.len();
+    for o in &report.parse.objects {
+        put!(
+            h,
+            "<tbody data-object=\"{0}\">\n<tr class=\"dataset\"><th colspan=\"{width}\" scope=\"rowgroup\">Object {1}</th></tr>\n",
+            Esc(&o.object),
+            code(&o.object)
+        );
+        for r in &o.rows {
+            let c = parse::Cells::of(r);
+            let class = if r.failed() { " class=\"failed\"" } else { "" };
+            put!(h, "<tr{class} data-scenario=\"{}\"><td class=\"id\">{}", Esc(&c.scenario), code(&c.scenario));
+            if let Some(e) = &r.summary.error {
+                put!(h, "<div class=\"err\">{}</div>", Esc(e));
+            }
+            h.push_str("</td>");
+            for (i, text) in c.texts().iter().enumerate().skip(1) {
+                let num = parse::COLUMNS[i].1;
+                if i == 5 {
+                    put!(
+                        h,
+                        "<td class=\"num\"><strong>{}</strong><div class=\"ci\">{}</div></td>",
+                        Esc(text),
+                        Esc(&c.parse_ci)
+                    );
+                } else {
+                    put!(h, "<td{}>{}</td>", if num { " class=\"num\"" } else { "" }, Esc(text));
+                }
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n");
+    }
+    put!(h, "</table></div>\n<p class=\"muted small\">{}</p>\n", Esc(parse::NOTE));
+    for c in charts.iter().filter(|c| c.section == Section::Parse) {
         figure(h, c);
     }
     h.push_str("</section>\n");

@@ -14,6 +14,7 @@ mod formats;
 mod html;
 mod markdown;
 mod model;
+mod parse;
 mod published;
 
 #[cfg(test)]

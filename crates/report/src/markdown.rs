@@ -8,6 +8,7 @@ use crate::cells::{Cells, FormatCells, COLUMNS, FLAGS_COLUMN, FORMATS_NOTE, FORM
 use crate::format::{self, NONE};
 use crate::formats::{self, Dataset};
 use crate::model::{Flag, Report, Section};
+use crate::parse;
 use crate::published;
 
 macro_rules! put {
@@ -86,7 +87,39 @@ pub fn summary(report: &Report) -> String {
         }
         formats_section(&mut out, report);
     }
+    if report.shows(Section::Parse) {
+        out.push('\n');
+        parse_section(&mut out, report);
+    }
     out
+}
+
+/// The parse lab: one table per object.
+fn parse_section(out: &mut String, report: &Report) {
+    out.push_str("## Decoding: JSON vs BSON\n\n");
+    for o in &report.parse.objects {
+        put!(out, "### Object {}\n\n|", code(&o.object));
+        for (label, _) in parse::COLUMNS {
+            put!(out, " {label} |");
+        }
+        out.push_str(" Error |\n|");
+        for (_, num) in parse::COLUMNS {
+            out.push_str(if *num { "--:|" } else { "---|" });
+        }
+        out.push_str("---|\n");
+        for r in &o.rows {
+            let c = parse::Cells::of(r);
+            let mut cells: Vec<String> = c.texts().iter().map(|t| md(t)).collect();
+            cells[0] = code(&c.scenario);
+            if !c.parse_ci.is_empty() {
+                cells[5] = format!("{} [{}]", cells[5], md(&c.parse_ci));
+            }
+            cells.push(md(r.summary.error.as_deref().unwrap_or("")));
+            put!(out, "| {} |\n", cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    put!(out, "{}\n", parse::NOTE);
 }
 
 /// The run's warnings (`Report::warnings`) as quotes.

@@ -12,6 +12,7 @@ use wirebench_core::suite::Suite;
 
 use crate::format;
 use crate::formats::Formats;
+use crate::parse::{self, Parse};
 use crate::ReportError;
 
 /// A results directory, summarised.
@@ -24,6 +25,8 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The in-process harness rows (summaries with a `format`), by dataset.
     pub formats: Formats,
+    /// The parse lab's rows (summaries with a `parser`), by object.
+    pub parse: Parse,
     pub claims: Vec<Judged>,
     /// The fastest closed-model scenario per payload group.
     pub headline: Vec<Group>,
@@ -45,6 +48,8 @@ pub enum Section {
     Load,
     /// The formats table and its charts.
     Formats,
+    /// The parse lab's table and its charts.
+    Parse,
 }
 
 /// One scenario as the report shows it.
@@ -158,11 +163,13 @@ impl Report {
             Ok(s) => s.claims.iter().map(|c| judge(c, &summaries)).collect(),
             Err(_) => Vec::new(),
         };
-        let (harness, load): (Vec<_>, Vec<_>) = summaries.into_iter().partition(|s| s.format.is_some());
+        let (harness, rest): (Vec<_>, Vec<_>) = summaries.into_iter().partition(|s| s.format.is_some());
+        let (parsed, load): (Vec<_>, Vec<_>) = rest.into_iter().partition(parse::is_parse);
         let rows: Vec<Row> = load.into_iter().map(Row::of).collect();
         let headline = headline(&rows);
         let torn_last_line = results.torn_last_line;
-        Report { run: results.run, suite, rows, formats: Formats::of(harness), claims, headline, torn_last_line }
+        let (formats, parse) = (Formats::of(harness), Parse::of(parsed));
+        Report { run: results.run, suite, rows, formats, parse, claims, headline, torn_last_line }
     }
 
     /// The run did not finish, a measurement line was cut off, or the suite could not be read.
@@ -192,15 +199,16 @@ impl Report {
     /// there is, so an empty run still says that nothing was measured.
     pub fn shows(&self, section: Section) -> bool {
         match section {
-            Section::Load => !self.rows.is_empty() || self.formats.is_empty(),
+            Section::Load => !self.rows.is_empty() || (self.formats.is_empty() && self.parse.is_empty()),
             Section::Formats => !self.formats.is_empty(),
+            Section::Parse => !self.parse.is_empty(),
         }
     }
 
     /// Load rows and format rows with a failed repeat.
     pub fn failed_scenarios(&self) -> usize {
         let formats = self.formats.datasets.iter().flat_map(|d| &d.rows).filter(|r| r.failed()).count();
-        self.failed().count() + formats
+        self.failed().count() + formats + self.parse.rows().filter(|r| r.failed()).count()
     }
 
     /// Rows with a failed repeat.

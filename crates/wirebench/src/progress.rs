@@ -93,6 +93,16 @@ impl Progress for Bar {
                 thousands(m.metrics.deserialize_ns.unwrap_or(0.0)),
                 thousands(m.metrics.size_bytes.unwrap_or(0) as f64)
             ),
+            Status::Ok if m.metrics.extra.contains_key("parse_us") => {
+                let us = |k: &str| thousands(m.metrics.extra.get(k).copied().unwrap_or(0.0));
+                format!(
+                    "  {:<28} repeat {:>2}  decode {:>10} µs  with I/O {:>12} µs",
+                    m.scenario,
+                    m.repeat,
+                    us("parse_us"),
+                    us("total_us")
+                )
+            }
             Status::Ok => {
                 let p99 = m.metrics.latency_us.as_ref().map_or(0, |l| l.p99);
                 format!(

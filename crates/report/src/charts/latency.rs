@@ -29,7 +29,7 @@ fn nines_label(x: f64) -> String {
 }
 
 /// A latency tick without trailing zeros: `1 ms`, `2.5 ms`, `100 µs`.
-fn tick_label(us: f64) -> String {
+pub(super) fn tick_label(us: f64) -> String {
     let text = format::latency_us(us);
     match text.split_once(' ') {
         Some((n, unit)) if n.contains('.') => format!("{} {unit}", n.trim_end_matches('0').trim_end_matches('.')),

@@ -8,6 +8,7 @@ mod format_sizes;
 mod formats;
 mod latency;
 mod panels;
+mod parse;
 mod payload;
 mod rps;
 
@@ -32,6 +33,8 @@ pub const CHARTS: &[(&str, &str, Section, Draw)] = &[
     ("payload", "1 KB vs 1 MB responses by transport", Section::Load, payload::draw),
     ("formats", "Serialize and deserialize time by format", Section::Formats, formats::draw),
     ("format-sizes", "Encoded size by format: raw, gzip, zstd", Section::Formats, format_sizes::draw),
+    ("parse-by-n", "Decoding time against N objects", Section::Parse, parse::draw_by_n),
+    ("parse-io", "Decoding against I/O at the largest N", Section::Parse, parse::draw_io),
 ];
 
 /// Draws one chart from the report; the title is the registry's.
