@@ -37,8 +37,9 @@ build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harn
 	cd $(FORMATS_TS) && npm run --silent build
 	cd $(FORMATS_JAVA) && $(MVN) package -DskipTests
 
-build-parse: ## Build the parse lab's Java server (installs formats-java into the local Maven repository first)
+build-parse: ## Build the parse lab's Java server (installs formats-java into the local Maven repository first) and its unoptimised Rust server
 	subjects/parse/java/build.sh
+	$(CARGO) build --profile unoptimized -p parse-rust --locked
 
 build-web: setup-web ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
 	cd web && npm run --silent build

@@ -15,6 +15,7 @@ fn parse_lab_smoke_runs_both_servers_the_browser_page_and_node() {
     for built in [
         "target/release/parse-rust",
         "target/release/parse-drive",
+        "target/unoptimized/parse-rust",
         "subjects/parse/java/target/parse-java.jar",
         "web/dist/parse/index.html",
         "web/dist-node/parse-node.js",

@@ -73,7 +73,6 @@ final class Wire {
 
     private static final Map<DatasetKind, List<?>> CANONICAL = new EnumMap<>(DatasetKind.class);
     private static final Map<DatasetKind, List<JsonNode>> TREES = new EnumMap<>(DatasetKind.class);
-    private static final Map<DatasetKind, Map<Format, byte[][]>> ONE = new EnumMap<>(DatasetKind.class);
     private static final Map<DatasetKind, Map<Format, ObjectReader>> READERS = new EnumMap<>(DatasetKind.class);
 
     static {
@@ -81,19 +80,16 @@ final class Wire {
             List<?> objects = (List<?>) Generator.generate(kind).root();
             CANONICAL.put(kind, objects);
             TREES.put(kind, objects.stream().map(o -> (JsonNode) Format.JSON.mapper.valueToTree(o)).toList());
-            Map<Format, byte[][]> encoded = new EnumMap<>(Format.class);
             Map<Format, ObjectReader> readers = new EnumMap<>(Format.class);
             for (Format format : Format.values()) {
-                encoded.put(format, objects.stream().map(o -> write(format, o)).toArray(byte[][]::new));
                 readers.put(format, format.mapper.readerFor(kind == DatasetKind.NUMERIC ? NumericObject.class : DummyObject.class));
             }
-            ONE.put(kind, encoded);
             READERS.put(kind, readers);
         }
     }
 
     /**
-     * Generates the objects, encodes them and builds the codecs and readers (this class's
+     * Generates the objects and builds the codecs and readers (this class's
      * initialisation): called when the server starts, so that no timed call pays for it.
      */
     static void load() {}
@@ -111,8 +107,8 @@ final class Wire {
      */
     static byte[] encode(DatasetKind kind, Format format, long start, int count) {
         if (count == 1) {
-            byte[][] one = ONE.get(kind).get(format);
-            return one[(int) (start % one.length)];
+            // Serialized on every request, as the study's controller did and the Rust server does.
+            return write(format, canonical(kind, start));
         }
         long first = start % CANONICAL.get(kind).size();
         List<Object> objects = new ArrayList<>(count);
