@@ -10,7 +10,7 @@ FORMATS_TS := subjects/formats/ts
 FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse build-formats build-parse build-web bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse parse-page build-formats build-parse build-web bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ build-parse: ## Build the parse lab's Java server (installs formats-java into th
 
 build-web: setup-web ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
 	cd web && npm run --silent build
+
+parse-page: build ## The parse lab's browser page, by hand: both servers and the page on loopback; prints the URL
+	subjects/parse/serve-page.sh
 
 run: setup build ## Run the protocols suite (quick profile) and print the report's path
 	$(WIREBENCH) run protocols --profile quick --no-build

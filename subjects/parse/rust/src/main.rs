@@ -14,18 +14,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            print!("{e}");
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            let first = e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-            eprintln!("parse-rust: {first}");
-            return ExitCode::from(2);
-        }
-    };
+    let cli: Cli = parse_rust::cli_or_exit("parse-rust");
     let listener = match std::net::TcpListener::bind(("127.0.0.1", cli.port)) {
         Ok(l) => l,
         Err(e) => {

@@ -37,18 +37,7 @@ fn server(s: &str) -> Result<(String, String), String> {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) if !e.use_stderr() => {
-            print!("{e}");
-            return ExitCode::SUCCESS;
-        }
-        Err(e) => {
-            let first = e.to_string().lines().next().unwrap_or_default().trim_start_matches("error: ").to_string();
-            eprintln!("parse-drive: {first}");
-            return ExitCode::from(2);
-        }
-    };
+    let cli: Cli = parse_rust::cli_or_exit("parse-drive");
     let ns = if cli.n.is_empty() { drive::sizes(&cli.profile) } else { cli.n.clone() };
     let names: Vec<String> = cli.servers.iter().map(|(n, _)| n.clone()).collect();
     let servers = Servers::new(cli.servers.iter().cloned().collect::<BTreeMap<_, _>>());
