@@ -171,6 +171,7 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "io_us",
     "study_us",
     "provider_cpu_s",
+    "provider_rss_kb",
 ];
 
 /// The value of a named metric in one measurement.

@@ -204,6 +204,7 @@ pub const PARSE_COLUMNS: &[&str] = &[
     "cpu_s",
     "provider_cpu_s",
     "rss_kb",
+    "provider_rss_kb",
     "error",
 ];
 
@@ -236,6 +237,7 @@ pub fn parse(report: &Report) -> String {
                     median("cpu_s"),
                     median("provider_cpu_s"),
                     median("rss_kb"),
+                    median("provider_rss_kb"),
                     r.summary.error.clone().unwrap_or_default(),
                 ],
             );

@@ -147,8 +147,8 @@ pub const NOTE: &str = "Decode: one timer around decoding all N objects already 
     95 % interval). With I/O: from the first request to the end of decoding, so decode share is how much of \
     that the parser is. Study's method (browser and Node rows): the study's per-object timers, started when \
     an answer's headers arrive and stopped when its object exists, summed. CPU s: both servers' CPU during \
-    the call (for browser and Node rows, not measured). One request per object unless the scenario ends in \
-    -batch (one request for all N).";
+    the call; RSS MiB: the consumer's + the provider's after it (neither is measured for browser and Node \
+    rows). One request per object unless N says batch (one request for all N).";
 
 /// A row's cells as text, shared by the HTML and Markdown tables.
 #[derive(Debug, Clone)]
@@ -192,7 +192,13 @@ impl Cells {
             share: r.parse_share().map_or(NONE.to_string(), format::percent),
             study: median(STUDY),
             cpu: r.metric("cpu_s").map_or(NONE.to_string(), |s| format::sig3(s.median)),
-            rss: r.metric("rss_kb").map_or(NONE.to_string(), |s| format::mib_from_kib(s.median)),
+            rss: match (r.metric("rss_kb"), r.metric("provider_rss_kb")) {
+                (Some(c), Some(p)) => {
+                    format!("{} + {}", format::mib_from_kib(c.median), format::mib_from_kib(p.median))
+                }
+                (Some(c), None) => format::mib_from_kib(c.median),
+                _ => NONE.to_string(),
+            },
         }
     }
 

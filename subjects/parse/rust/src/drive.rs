@@ -143,6 +143,9 @@ impl Servers {
         extra.insert("io_us".into(), done.total_us - done.parse_us);
         extra.insert("parse_ns_per_object".into(), done.parse_us * 1000.0 / row.n as f64);
         extra.insert("provider_cpu_s".into(), provider_cpu);
+        if consumer != provider {
+            extra.insert("provider_rss_kb".into(), after.1 .1 as f64);
+        }
         Ok(Metrics {
             requests: Some(done.requests),
             duration_s: Some(done.total_us / 1e6),
