@@ -71,10 +71,10 @@ fn parse_lab_smoke_runs_both_servers_the_browser_page_and_node() {
         assert!(parse > 0.0 && total >= parse, "{}: parse {parse} total {total}", r["scenario"]);
         assert!(m["size_bytes"].as_u64().unwrap() > 50 * 100, "{}", r["scenario"]);
     }
-    // The study's ab check: three builds, two formats, with req/s.
+    // The study's ab check: three builds, two formats, at 1 and 32 connections, with req/s.
     let ab: Vec<&serde_json::Value> =
         rows.iter().filter(|r| r["scenario"].as_str().unwrap().starts_with("objects-")).collect();
-    assert_eq!(ab.len(), 6);
+    assert_eq!(ab.len(), 12);
     assert!(ab.iter().all(|r| r["metrics"]["rps"].as_f64().unwrap() > 0.0));
 
     let report = std::fs::read_to_string(&html).unwrap();
