@@ -9,8 +9,10 @@ FORMATS_GO := subjects/formats/go
 FORMATS_TS := subjects/formats/ts
 FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
+# The realtime lab's app (Express + Socket.IO + ws).
+REALTIME := subjects/realtime/node
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse parse-page build-formats build-parse build-web bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime parse-page build-formats build-parse build-web bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -28,6 +30,7 @@ setup-web:
 	@# Installs again whenever the lock file is newer than what node_modules holds.
 	@cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
 	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
+	@cd $(REALTIME) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
 
 build: build-formats build-parse build-web ## Build the instrument and the subjects (release)
 	$(CARGO) build --release --workspace --locked
@@ -53,7 +56,7 @@ run: setup build ## Run the protocols suite (quick profile) and print the report
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-formats test-parse test-web ## Every test: Rust (the parse lab's smoke run in Chromium included), the formats harnesses, the parse lab's Java server, browser report test
+test: setup build test-rust test-formats test-parse test-realtime test-web ## Every test: Rust (the parse and realtime labs' smoke runs in Chromium included), the formats harnesses, the Java and Node servers, browser report test
 
 test-rust:
 	$(CARGO) test --workspace --locked
@@ -63,6 +66,9 @@ test-web:
 
 test-parse: ## The parse lab's Java server: its API contract, bad input, versions
 	cd subjects/parse/java && $(MVN) test
+
+test-realtime: ## The realtime lab's app: HTTP, Socket.IO, WebSocket, TLS, bad input
+	cd $(REALTIME) && npm test --silent
 
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
 	cd $(FORMATS_GO) && go test ./...

@@ -4,7 +4,9 @@ import { resolve } from "node:path";
 import { defineConfig } from "vite";
 
 const root = resolve(import.meta.dirname, "pages");
-const labs = ["parse"];
+const labs = ["parse", "realtime"];
+/** Labs with a Node row (pages/<lab>/node.ts). */
+const nodeLabs = ["parse"];
 
 export default defineConfig(({ isSsrBuild }) => ({
   root,
@@ -17,7 +19,7 @@ export default defineConfig(({ isSsrBuild }) => ({
         emptyOutDir: true,
         target: "node20",
         rollupOptions: {
-          input: Object.fromEntries(labs.map((lab) => [`${lab}-node`, resolve(root, lab, "node.ts")])),
+          input: Object.fromEntries(nodeLabs.map((lab) => [`${lab}-node`, resolve(root, lab, "node.ts")])),
           output: { entryFileNames: "[name].js" },
         },
       }

@@ -4,12 +4,15 @@
 // the runner ingests it as an ordinary [[harnesses]] entry.
 //
 //   node harness/browser.mjs <lab> [--param name=value]... [--profile P] [--timeout-s S]
-//        [--keep-serving] --repeats R --run-id ID
+//        [--origin URL] [--cpu-throttle RATE] [--keep-serving] --repeats R --run-id ID
 //
 // The page is opened as /<lab>/?auto=1&repeats=R&run_id=ID&profile=P&runtime=<browser>&<params>;
 // it calls window.wirebenchReport(line) per measurement and window.wirebenchDone(error?) at the
-// end. --keep-serving opens no browser: it prints the page's URL (with the params) and serves
-// until stopped, for a person to click through.
+// end. --origin opens the page where a subject serves it (same-origin with its API, as a study's
+// app served its own page) instead of serving dist/ here; certificates of loopback subjects are
+// self-signed and accepted. --cpu-throttle slows the page's CPU by RATE (DevTools' CPU
+// throttling: a slow client). --keep-serving opens no browser: it prints the page's URL (with
+// the params) and serves until stopped, for a person to click through.
 
 import { createReadStream, existsSync, statSync } from "node:fs";
 import { createServer } from "node:http";
@@ -76,15 +79,21 @@ export function serveStatic(dir) {
 /**
  * Opens `url` in headless Chromium and calls `onLine` with each line the page reports; resolves
  * when the page says it is done, rejects on its error, a page crash or the timeout.
- * @param {{ url: string, onLine: (line: string) => void, timeoutMs: number, onVersion?: (v: string) => string }} o
+ * @param {{ url: string, onLine: (line: string) => void, timeoutMs: number, onVersion?: (v: string) => string, cpuThrottle?: number }} o
  */
-export async function runPage({ url, onLine, timeoutMs, onVersion }) {
+export async function runPage({ url, onLine, timeoutMs, onVersion, cpuThrottle }) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
   });
   try {
-    const page = await browser.newPage();
+    // Loopback subjects serve TLS with a certificate they generated at start.
+    const context = await browser.newContext({ ignoreHTTPSErrors: true });
+    const page = await context.newPage();
+    if (cpuThrottle && cpuThrottle !== 1) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate: cpuThrottle });
+    }
     /** @type {(error?: string) => void} */
     let done = () => {};
     const finished = new Promise((ok, err) => {
@@ -125,6 +134,8 @@ async function main() {
         profile: { type: "string", default: "quick" },
         "timeout-s": { type: "string", default: "1500" },
         "keep-serving": { type: "boolean", default: false },
+        origin: { type: "string" },
+        "cpu-throttle": { type: "string", default: "1" },
         repeats: { type: "string", default: "1" },
         "run-id": { type: "string", default: "" },
       },
@@ -134,23 +145,29 @@ async function main() {
   }
   const [lab] = positionals;
   if (!lab || positionals.length > 1) fail("usage: browser.mjs <lab> [--param name=value]... --repeats R --run-id ID");
-  if (!existsSync(join(DIST, lab, "index.html"))) fail(`no page dist/${lab}/index.html: run \`npm run build\` in web/`);
+  const origin = values.origin ? String(values.origin).replace(/\/$/, "") : undefined;
+  if (!origin && !existsSync(join(DIST, lab, "index.html"))) fail(`no page dist/${lab}/index.html: run \`npm run build\` in web/`);
+  const cpuThrottle = Number(values["cpu-throttle"]);
+  if (!(cpuThrottle >= 1)) fail(`--cpu-throttle ${values["cpu-throttle"]}: expected a rate of 1 or more`);
   const query = new URLSearchParams();
   for (const p of /** @type {string[]} */ (values.param ?? [])) {
     const at = p.indexOf("=");
     if (at < 1) fail(`--param ${p}: expected name=value`);
     query.set(p.slice(0, at), p.slice(at + 1));
   }
-  const { server, base } = await serveStatic(DIST).catch((e) => fail(`cannot serve dist/: ${e.message}`));
+  const { server, base } = origin
+    ? { server: undefined, base: origin }
+    : await serveStatic(DIST).catch((e) => fail(`cannot serve dist/: ${e.message}`));
   if (values["keep-serving"]) {
     process.stderr.write(`browser-harness: open ${base}/${lab}/?${query} (Ctrl-C stops)\n`);
-    for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => server.close(() => process.exit(0)));
+    for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => (server ? server.close(() => process.exit(0)) : process.exit(0)));
     return;
   }
   query.set("auto", "1");
   query.set("repeats", String(values.repeats));
   query.set("run_id", String(values["run-id"]));
   query.set("profile", String(values.profile));
+  if (cpuThrottle !== 1) query.set("cpu_throttle", String(cpuThrottle));
   const timeoutMs = Number(values["timeout-s"]) * 1000;
   if (!(timeoutMs > 0)) fail(`--timeout-s ${values["timeout-s"]}: expected seconds`);
   let lines = 0;
@@ -158,6 +175,7 @@ async function main() {
     await runPage({
       url: `${base}/${lab}/?${query}`,
       timeoutMs,
+      cpuThrottle,
       onLine: (line) => {
         lines++;
         process.stdout.write(line + "\n");
@@ -168,10 +186,10 @@ async function main() {
       },
     });
   } catch (e) {
-    server.close();
+    server?.close();
     fail(e instanceof Error ? e.message.split("\n")[0] ?? "" : String(e));
   }
-  server.close();
+  server?.close();
   if (lines === 0) fail("the page reported no measurement");
 }
 

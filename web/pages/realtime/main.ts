@@ -1,0 +1,124 @@
+// The realtime lab's page: by hand, one scenario at a time; driven (`?auto=1`, by
+// web/harness/browser.mjs against the page the app serves), every scenario of the profile with
+// a verified warm-up call each, then the repeats in a shuffled order per repeat, each result
+// handed to the harness as a measurement line.
+
+import { measure, order, scenarioId, scenarios } from "./lab.js";
+import type { Direction, Kept, Protocol, Scenario } from "./lab.js";
+
+declare global {
+  interface Window {
+    wirebenchReport?: (line: string) => Promise<void>;
+    wirebenchDone?: (error?: string) => Promise<void>;
+  }
+}
+
+const query = new URLSearchParams(location.search);
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const status = $("status");
+const now = () => performance.now();
+const kept: Kept = {};
+
+const tls = location.protocol === "https:";
+const cpu = Number(query.get("cpu_throttle") ?? "1");
+const disk = query.get("disk") === "1";
+const suffix = `${tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}`;
+
+function show(id: string, result: number | Error, n: number): void {
+  const tr = document.createElement("tr");
+  const cells =
+    result instanceof Error
+      ? [id, result.message]
+      : [id, result.toFixed(1), (result / n).toFixed(3), ((n * 1000) / result).toFixed(0)];
+  cells.forEach((text, i) => {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (result instanceof Error && i === 1) {
+      td.colSpan = 3;
+      td.className = "error";
+    }
+    tr.append(td);
+  });
+  $("results").prepend(tr);
+}
+
+function line(s: Scenario, repeat: number, result: number | Error): string {
+  const failed = result instanceof Error;
+  const seconds = failed ? 0 : result / 1000;
+  return JSON.stringify({
+    schema_version: 1,
+    run_id: query.get("run_id") ?? "",
+    suite: "realtime",
+    scenario: scenarioId(s, suffix),
+    subject: "realtime-node",
+    lang: "ts",
+    protocol: s.protocol === "http" ? "http1" : s.protocol === "ws" ? "websocket" : "socketio",
+    params: {
+      lab: "realtime",
+      protocol: s.protocol,
+      direction: s.direction,
+      n: s.n,
+      headers: s.headers,
+      parallel: s.parallel,
+      connect: s.connect,
+      tls,
+      cpu_throttle: cpu,
+      disk,
+      runtime: query.get("runtime") ?? navigator.userAgent,
+    },
+    repeat,
+    status: failed ? "failed" : "ok",
+    ...(failed ? { error: result.message.replace(/\n/g, " ") } : {}),
+    metrics: failed
+      ? {}
+      : { messages: s.n, duration_s: seconds, messages_per_s: s.n / seconds, ms_per_message: result / s.n },
+  });
+}
+
+async function timed(s: Scenario): Promise<number | Error> {
+  try {
+    return await measure(s, now, kept);
+  } catch (e) {
+    return e instanceof Error ? e : new Error(String(e));
+  }
+}
+
+$("start").addEventListener("click", async () => {
+  const s: Scenario = {
+    protocol: $<HTMLSelectElement>("protocol").value as Protocol,
+    direction: $<HTMLSelectElement>("direction").value as Direction,
+    n: Number($<HTMLInputElement>("n").value),
+    headers: Number($<HTMLInputElement>("headers").value),
+    parallel: $<HTMLInputElement>("parallel").checked,
+    connect: $<HTMLInputElement>("connect").checked,
+  };
+  $<HTMLButtonElement>("start").disabled = true;
+  status.textContent = `Running ${scenarioId(s, suffix)} …`;
+  show(scenarioId(s, suffix), await timed(s), s.n);
+  status.textContent = "Done.";
+  $<HTMLButtonElement>("start").disabled = false;
+});
+
+async function auto(): Promise<void> {
+  const all = scenarios(query.get("profile") ?? "quick", query.get("set") ?? "all");
+  const repeats = Number(query.get("repeats") ?? "1");
+  const report = (s: Scenario, repeat: number, result: number | Error) => {
+    show(scenarioId(s, suffix), result, s.n);
+    void window.wirebenchReport?.(line(s, repeat, result));
+  };
+  $<HTMLButtonElement>("start").disabled = true;
+  status.textContent = "Running every scenario …";
+  const live: Scenario[] = [];
+  for (const s of all) {
+    const r = await timed(s);
+    if (r instanceof Error) report(s, 0, new Error(`warm-up failed: ${r.message}`));
+    else live.push(s);
+  }
+  for (let repeat = 1; repeat <= repeats; repeat++) {
+    for (const i of order(live.length, repeat)) report(live[i]!, repeat, await timed(live[i]!));
+  }
+  status.textContent = "Done.";
+  await window.wirebenchDone?.();
+}
+
+if (query.get("auto") === "1") auto().catch((e) => window.wirebenchDone?.(e instanceof Error ? e.message : String(e)));
