@@ -103,6 +103,13 @@ impl Progress for Bar {
                     us("total_us")
                 )
             }
+            Status::Ok if m.metrics.rps.is_none() && m.metrics.messages_per_s.is_some() => format!(
+                "  {:<28} repeat {:>2}  {:>12} messages/s  {:>10} ms",
+                m.scenario,
+                m.repeat,
+                thousands(m.metrics.messages_per_s.unwrap_or(0.0)),
+                format!("{:.2}", m.metrics.duration_s.unwrap_or(0.0) * 1000.0)
+            ),
             Status::Ok => {
                 let p99 = m.metrics.latency_us.as_ref().map_or(0, |l| l.p99);
                 format!(
