@@ -2,45 +2,20 @@
 //! the real Java and Rust servers, the page in headless Chromium and the Node row. Needs
 //! `make build` (the Java jar, web/dist and web/dist-node, the release binaries).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+mod common;
 
 #[test]
 fn parse_lab_smoke_runs_both_servers_the_browser_page_and_node() {
-    let root = workspace();
-    for built in [
+    common::assert_built(&[
         "target/release/parse-rust",
         "target/release/parse-drive",
         "target/unoptimized/parse-rust",
         "subjects/parse/java/target/parse-java.jar",
         "web/dist/parse/index.html",
         "web/dist-node/parse-node.js",
-    ] {
-        assert!(root.join(built).exists(), "{built} is missing: run `make build` (make test does) first");
-    }
-    let out_base = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
-        .args(["run", "parse", "--profile", "smoke", "--no-build", "--out", out_base.path().to_str().unwrap()])
-        .current_dir(&root)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let html = PathBuf::from(stdout.lines().last().unwrap_or_default());
+    ]);
+    let (_results, html, rows) = common::run_smoke("parse");
     let dir = html.parent().unwrap();
-    let rows: Vec<serde_json::Value> = std::fs::read_to_string(dir.join("measurements.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let failed: Vec<String> =
-        rows.iter().filter(|r| r["status"] != "ok").map(|r| format!("{}: {}", r["scenario"], r["error"])).collect();
-    assert!(failed.is_empty(), "every row measured: {failed:#?}");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
 
     let ids: Vec<&str> = rows.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
     // The study's 16 server scenarios and the lazy Java parser on BSON, one object per request.

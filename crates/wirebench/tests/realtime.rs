@@ -2,37 +2,12 @@
 //! with the real Express + Socket.IO app serving its page to headless Chromium, over HTTP and
 //! TLS, from a throttled client and against the app that writes to disk. Needs `make build`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+mod common;
 
 #[test]
 fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
-    let root = workspace();
-    for built in ["web/dist/realtime/index.html", "subjects/realtime/node/node_modules/socket.io"] {
-        assert!(root.join(built).exists(), "{built} is missing: run `make build` (make test does) first");
-    }
-    let out_base = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
-        .args(["run", "realtime", "--profile", "smoke", "--no-build", "--out", out_base.path().to_str().unwrap()])
-        .current_dir(&root)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let html = PathBuf::from(stdout.lines().last().unwrap_or_default());
-    let rows: Vec<serde_json::Value> = std::fs::read_to_string(html.parent().unwrap().join("measurements.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let failed: Vec<String> =
-        rows.iter().filter(|r| r["status"] != "ok").map(|r| format!("{}: {}", r["scenario"], r["error"])).collect();
-    assert!(failed.is_empty(), "every row measured: {failed:#?}");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::assert_built(&["web/dist/realtime/index.html", "subjects/realtime/node/node_modules/socket.io"]);
+    let (_results, _, rows) = common::run_smoke("realtime");
 
     let ids: Vec<&str> = rows.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
     for verb in ["http-get", "http-post", "socketio-send", "socketio-receive", "ws-send", "ws-receive"] {

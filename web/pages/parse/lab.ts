@@ -13,6 +13,8 @@
 
 import { deserialize } from "bson";
 
+import { order } from "../shared/harness.js";
+
 import specJson from "../../../subjects/formats/schema/datasets.json";
 import { generate } from "../../../subjects/formats/ts/src/dataset/generate.js";
 import { compileShapes, difference } from "../../../subjects/formats/ts/src/dataset/shape.js";
@@ -162,22 +164,6 @@ export function line(
     ...(failed ? { error: result.message.replace(/\n/g, " ") } : {}),
     metrics: failed ? {} : result,
   };
-}
-
-/** A deterministic shuffle of 0..n-1 for one repeat (so rows do not share a slow phase). */
-export function order(n: number, seed: number): number[] {
-  const v = Array.from({ length: n }, (_, i) => i);
-  let s = (seed * 2654435761) >>> 0 || 1;
-  for (let i = n - 1; i > 0; i--) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    const j = s % (i + 1);
-    [v[i], v[j]] = [v[j]!, v[i]!];
-  }
-  return v;
 }
 
 /** Runs every row: a verified warm-up call each (a failure is a repeat-0 row), then the repeats. */

@@ -2,17 +2,9 @@
 // provider); driven (`?auto=1`, by web/harness/browser.mjs), every row at the profile's sizes,
 // each result handed to the harness as a measurement line.
 
+import "../shared/harness.js";
 import { FORMATS, OBJECTS, SIZES, line, measure, rowId, runAll } from "./lab.js";
 import type { Row, Timings } from "./lab.js";
-
-declare global {
-  interface Window {
-    /** Set by the browser harness: one measurement line. */
-    wirebenchReport?: (line: string) => Promise<void>;
-    /** Set by the browser harness: the page is done. */
-    wirebenchDone?: (error?: string) => Promise<void>;
-  }
-}
 
 const query = new URLSearchParams(location.search);
 const input = (id: string) => document.getElementById(id) as HTMLInputElement;

@@ -214,19 +214,3 @@ export function measure(s: Scenario, now: () => number, kept: Kept): Promise<num
       return socketIo(s, now, kept);
   }
 }
-
-/** A deterministic shuffle of 0..n-1 for one repeat. */
-export function order(n: number, seed: number): number[] {
-  const v = Array.from({ length: n }, (_, i) => i);
-  let x = (seed * 2654435761) >>> 0 || 1;
-  for (let i = n - 1; i > 0; i--) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    const j = x % (i + 1);
-    [v[i], v[j]] = [v[j]!, v[i]!];
-  }
-  return v;
-}

@@ -3,15 +3,9 @@
 // a verified warm-up call each, then the repeats in a shuffled order per repeat, each result
 // handed to the harness as a measurement line.
 
-import { measure, order, scenarioId, scenarios } from "./lab.js";
+import { order } from "../shared/harness.js";
+import { measure, scenarioId, scenarios } from "./lab.js";
 import type { Direction, Kept, Protocol, Scenario } from "./lab.js";
-
-declare global {
-  interface Window {
-    wirebenchReport?: (line: string) => Promise<void>;
-    wirebenchDone?: (error?: string) => Promise<void>;
-  }
-}
 
 const query = new URLSearchParams(location.search);
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;

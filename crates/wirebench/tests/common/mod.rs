@@ -1,0 +1,41 @@
+//! What the labs' end-to-end tests share: run a suite's smoke profile as a user would, and read
+//! back what it wrote.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// Fails with what to do when a build output the suite needs is missing.
+pub fn assert_built(paths: &[&str]) {
+    for built in paths {
+        assert!(workspace().join(built).exists(), "{built} is missing: run `make build` (make test does) first");
+    }
+}
+
+/// `wirebench run <suite> --profile smoke --no-build`: the results' directory (removed when
+/// dropped), the report's path and every measurement line, after checking that every row was
+/// measured and the run exited 0.
+pub fn run_smoke(suite: &str) -> (tempfile::TempDir, PathBuf, Vec<serde_json::Value>) {
+    let out_base = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(["run", suite, "--profile", "smoke", "--no-build", "--out", out_base.path().to_str().unwrap()])
+        .current_dir(workspace())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let html = PathBuf::from(stdout.lines().last().unwrap_or_default());
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(html.parent().unwrap().join("measurements.jsonl"))
+        .unwrap_or_else(|e| panic!("{suite}: no measurements ({e}): {}", String::from_utf8_lossy(&out.stderr)))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let failed: Vec<String> =
+        rows.iter().filter(|r| r["status"] != "ok").map(|r| format!("{}: {}", r["scenario"], r["error"])).collect();
+    assert!(failed.is_empty(), "every row measured: {failed:#?}");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (out_base, html, rows)
+}

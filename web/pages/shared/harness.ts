@@ -1,0 +1,27 @@
+// What every browser lab's page shares: the functions the browser harness exposes to it
+// (web/harness/browser.mjs) and the per-repeat shuffle of its rows.
+
+declare global {
+  interface Window {
+    /** Set by the browser harness: one measurement line. */
+    wirebenchReport?: (line: string) => Promise<void>;
+    /** Set by the browser harness: the page is done (with an error, it failed). */
+    wirebenchDone?: (error?: string) => Promise<void>;
+  }
+}
+
+/** A deterministic shuffle (xorshift32) of 0..n-1 for one repeat, so rows do not share a slow phase. */
+export function order(n: number, seed: number): number[] {
+  const v = Array.from({ length: n }, (_, i) => i);
+  let x = (seed * 2654435761) >>> 0 || 1;
+  for (let i = n - 1; i > 0; i--) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    const j = x % (i + 1);
+    [v[i], v[j]] = [v[j]!, v[i]!];
+  }
+  return v;
+}
