@@ -2,7 +2,7 @@
 // provider); driven (`?auto=1`, by web/harness/browser.mjs), every row at the profile's sizes,
 // each result handed to the harness as a measurement line.
 
-import "../shared/harness.js";
+import { showResult } from "../shared/harness.js";
 import { FORMATS, OBJECTS, SIZES, line, measure, rowId, runAll } from "./lab.js";
 import type { Row, Timings } from "./lab.js";
 
@@ -15,7 +15,6 @@ input("java").value = query.get("java") ?? "http://127.0.0.1:8080";
 const runtime = query.get("runtime") ?? navigator.userAgent;
 
 function show(row: Row, result: Timings | Error): void {
-  const tr = document.createElement("tr");
   const cells =
     result instanceof Error
       ? [rowId(row, "browser"), result.message]
@@ -27,16 +26,7 @@ function show(row: Row, result: Timings | Error): void {
           result.parse_ns_per_object.toFixed(0),
           (result.size_bytes / 1024).toFixed(0),
         ];
-  cells.forEach((text, i) => {
-    const td = document.createElement("td");
-    td.textContent = text;
-    if (result instanceof Error && i === 1) {
-      td.colSpan = 5;
-      td.className = "error";
-    }
-    tr.append(td);
-  });
-  results.prepend(tr);
+  showResult(results, cells, result instanceof Error, 6);
 }
 
 const buttons: HTMLButtonElement[] = [];

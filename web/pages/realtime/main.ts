@@ -3,7 +3,7 @@
 // a verified warm-up call each, then the repeats in a shuffled order per repeat, each result
 // handed to the harness as a measurement line.
 
-import { order } from "../shared/harness.js";
+import { order, showResult } from "../shared/harness.js";
 import { measure, scenarioId, scenarios } from "./lab.js";
 import type { Direction, Kept, Protocol, Scenario } from "./lab.js";
 
@@ -19,21 +19,11 @@ const disk = query.get("disk") === "1";
 const suffix = `${tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}`;
 
 function show(id: string, result: number | Error, n: number): void {
-  const tr = document.createElement("tr");
   const cells =
     result instanceof Error
       ? [id, result.message]
       : [id, result.toFixed(1), (result / n).toFixed(3), ((n * 1000) / result).toFixed(0)];
-  cells.forEach((text, i) => {
-    const td = document.createElement("td");
-    td.textContent = text;
-    if (result instanceof Error && i === 1) {
-      td.colSpan = 3;
-      td.className = "error";
-    }
-    tr.append(td);
-  });
-  $("results").prepend(tr);
+  showResult($("results"), cells, result instanceof Error, 4);
 }
 
 function line(s: Scenario, repeat: number, result: number | Error): string {

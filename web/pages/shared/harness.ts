@@ -25,3 +25,21 @@ export function order(n: number, seed: number): number[] {
   }
   return v;
 }
+
+/**
+ * Prepends a result to a page's table: the cells of a measurement, or the scenario and the
+ * error across the table's other `width - 1` columns.
+ */
+export function showResult(tbody: HTMLElement, cells: readonly string[], error: boolean, width: number): void {
+  const tr = document.createElement("tr");
+  cells.forEach((text, i) => {
+    const td = document.createElement("td");
+    td.textContent = text;
+    if (error && i === 1) {
+      td.colSpan = width - 1;
+      td.className = "error";
+    }
+    tr.append(td);
+  });
+  tbody.prepend(tr);
+}
