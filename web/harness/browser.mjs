@@ -77,11 +77,12 @@ export function serveStatic(dir) {
 }
 
 /**
- * Opens `url` in headless Chromium and calls `onLine` with each line the page reports; resolves
- * when the page says it is done, rejects on its error, a page crash or the timeout.
- * @param {{ url: string, onLine: (line: string) => void, timeoutMs: number, onVersion?: (v: string) => string, cpuThrottle?: number }} o
+ * Opens the page `url` gives for the browser's version (`chromium@156…`, so the page can record
+ * it) in headless Chromium and calls `onLine` with each line the page reports; resolves when the
+ * page says it is done, rejects on its error, a page crash or the timeout.
+ * @param {{ url: (version: string) => string, onLine: (line: string) => void, timeoutMs: number, cpuThrottle?: number }} o
  */
-export async function runPage({ url, onLine, timeoutMs, onVersion, cpuThrottle }) {
+export async function runPage({ url, onLine, timeoutMs, cpuThrottle }) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -104,14 +105,13 @@ export async function runPage({ url, onLine, timeoutMs, onVersion, cpuThrottle }
     page.on("console", (m) => process.stderr.write(`page ${m.type()}: ${m.text()}\n`));
     await page.exposeFunction("wirebenchReport", (/** @type {string} */ line) => onLine(line));
     await page.exposeFunction("wirebenchDone", (/** @type {string | undefined} */ error) => done(error));
-    const full = onVersion ? onVersion(`chromium@${browser.version()}`) : url;
     /** @type {NodeJS.Timeout | undefined} */
     let timer;
     const timeout = new Promise((_, err) => {
       timer = setTimeout(() => err(new Error(`the page did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
     });
     try {
-      await page.goto(full);
+      await page.goto(url(`chromium@${browser.version()}`));
       await Promise.race([finished, timeout]);
     } finally {
       clearTimeout(timer);
@@ -173,16 +173,15 @@ async function main() {
   let lines = 0;
   try {
     await runPage({
-      url: `${base}/${lab}/?${query}`,
+      url: (version) => {
+        query.set("runtime", version);
+        return `${base}/${lab}/?${query}`;
+      },
       timeoutMs,
       cpuThrottle,
       onLine: (line) => {
         lines++;
         process.stdout.write(line + "\n");
-      },
-      onVersion: (version) => {
-        query.set("runtime", version);
-        return `${base}/${lab}/?${query}`;
       },
     });
   } catch (e) {

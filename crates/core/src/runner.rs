@@ -196,11 +196,7 @@ pub fn run(
     for (i, &name) in subjects.iter().enumerate() {
         let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
         let spec = &suite.subjects[name];
-        let started = services
-            .start(&spec.services, suite, launcher)
-            .and_then(|placeholders| resolve(spec, &placeholders))
-            .and_then(|spec| launcher.start(name, &spec).map_err(|e| e.to_string()));
-        match started {
+        match start_subject(name, suite, &mut services, launcher) {
             Err(e) => {
                 for s in mine {
                     ctx.index += 1;
@@ -561,15 +557,23 @@ fn start_for_harness(
     let mut placeholders = Placeholders::default();
     placeholders.values.insert("profile".into(), profile.into());
     for name in &h.subjects {
-        let spec = &suite.subjects[name];
-        let spec = resolve(spec, &services.start(&spec.services, suite, launcher)?)?;
-        let subject = launcher.start(name, &spec).map_err(|e| e.to_string())?;
-        for (port, number) in subject.ports() {
-            placeholders.values.insert(format!("{name}.{port}"), number.to_string());
-        }
+        let subject = start_subject(name, suite, services, launcher)?;
+        placeholders.add_service(name, &Placeholders::ports(subject.ports()));
         running.push(subject);
     }
     Ok(HarnessSpec { command: placeholders.fill_all(&h.command)?, ..h.clone() })
+}
+
+/// Starts subject `name` after the services it names, with their placeholders filled in.
+fn start_subject(
+    name: &str,
+    suite: &Suite,
+    services: &mut Services,
+    launcher: &dyn Launcher,
+) -> Result<Box<dyn RunningSubject>, String> {
+    let spec = &suite.subjects[name];
+    let spec = resolve(spec, &services.start(&spec.services, suite, launcher)?)?;
+    launcher.start(name, &spec).map_err(|e| e.to_string())
 }
 
 /// A subject's spec with the placeholders of its services filled in.

@@ -89,14 +89,20 @@ pub struct Placeholders {
 }
 
 impl Placeholders {
-    /// A service's own: `{dir}` and `{<port>}`.
-    pub fn own(dir: &str, ports: &BTreeMap<String, u16>) -> Placeholders {
-        let mut values: BTreeMap<String, String> = ports.iter().map(|(k, p)| (k.clone(), p.to_string())).collect();
-        values.insert("dir".into(), dir.into());
-        Placeholders { values }
+    /// `{<port>}` for each of a process's ports.
+    pub fn ports(ports: &BTreeMap<String, u16>) -> Placeholders {
+        Placeholders { values: ports.iter().map(|(k, p)| (k.clone(), p.to_string())).collect() }
     }
 
-    /// Adds another service's, as a subject sees them: `{<service>.<port>}`, `{<service>.dir}`.
+    /// A service's own: `{dir}` and `{<port>}`.
+    pub fn own(dir: &str, ports: &BTreeMap<String, u16>) -> Placeholders {
+        let mut own = Placeholders::ports(ports);
+        own.values.insert("dir".into(), dir.into());
+        own
+    }
+
+    /// Adds another process's, as a subject sees a service's (`{<service>.<port>}`,
+    /// `{<service>.dir}`) and a harness a subject's (`{<subject>.<port>}`).
     pub fn add_service(&mut self, service: &str, own: &Placeholders) {
         for (k, v) in &own.values {
             self.values.insert(format!("{service}.{k}"), v.clone());
