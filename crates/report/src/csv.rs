@@ -19,6 +19,7 @@ pub const TABLES: &[(&str, Option<Section>, Table)] = &[
     ("claims.csv", None, claims),
     ("formats.csv", Some(Section::Formats), formats),
     ("parse.csv", Some(Section::Parse), parse),
+    ("realtime.csv", Some(Section::Realtime), realtime),
 ];
 
 /// The tables this report writes: those of the sections it shows.
@@ -242,6 +243,62 @@ pub fn parse(report: &Report) -> String {
                 ],
             );
         }
+    }
+    out
+}
+
+/// Header of `realtime.csv`.
+pub const REALTIME_COLUMNS: &[&str] = &[
+    "scenario",
+    "protocol",
+    "direction",
+    "n",
+    "headers",
+    "parallel",
+    "connect",
+    "http",
+    "tls",
+    "cpu_throttle",
+    "disk",
+    "runtime",
+    "ok_repeats",
+    "duration_ms_median",
+    "duration_ms_ci_lo",
+    "duration_ms_ci_hi",
+    "ms_per_message",
+    "error",
+];
+
+/// `realtime.csv`: one line per realtime row, in the order they ran.
+pub fn realtime(report: &Report) -> String {
+    let mut out = header(REALTIME_COLUMNS);
+    for r in &report.realtime.rows {
+        let (series, condition) = (r.series(), r.condition());
+        let millis = r.millis();
+        let ci = millis.as_ref().and_then(|s| s.ci);
+        line(
+            &mut out,
+            &[
+                r.id().to_string(),
+                r.summary.param("protocol").unwrap_or_default().to_string(),
+                r.summary.param("direction").unwrap_or_default().to_string(),
+                r.n().to_string(),
+                r.headers().to_string(),
+                series.parallel.to_string(),
+                series.connect.to_string(),
+                if condition.h2 { "h2" } else { "http/1.1" }.to_string(),
+                condition.tls.to_string(),
+                condition.cpu_throttle.to_string(),
+                condition.disk.to_string(),
+                r.runtime().unwrap_or_default().to_string(),
+                r.summary.ok_repeats.to_string(),
+                num(millis.map(|s| s.median)),
+                num(ci.map(|c| c.0)),
+                num(ci.map(|c| c.1)),
+                num(r.ms_per_message()),
+                r.summary.error.clone().unwrap_or_default(),
+            ],
+        );
     }
     out
 }

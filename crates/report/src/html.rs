@@ -11,6 +11,7 @@ use crate::formats::{self, Dataset};
 use crate::model::{Flag, Report, Row, Section};
 use crate::parse;
 use crate::published;
+use crate::realtime;
 
 /// Text escaped for HTML element content and quoted attribute values.
 pub struct Esc<'a>(pub &'a str);
@@ -71,6 +72,9 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
     }
     if report.shows(Section::Parse) {
         parse_section(&mut h, report, charts);
+    }
+    if report.shows(Section::Realtime) {
+        realtime_section(&mut h, report, charts);
     }
     method(&mut h, report);
     let links: Vec<String> = std::iter::once(crate::MARKDOWN_FILE)
@@ -433,6 +437,96 @@ fn parse_section(h: &mut String, report: &Report, charts: &[Chart]) {
     }
     put!(h, "</table></div>\n<p class=\"muted small\">{}</p>\n", Esc(parse::NOTE));
     for c in charts.iter().filter(|c| c.section == Section::Parse) {
+        figure(h, c);
+    }
+    h.push_str("</section>\n");
+}
+
+/// The realtime lab: a table of N against series per condition, the header sweep, the failed
+/// rows' reasons, the note and the charts.
+fn realtime_section(h: &mut String, report: &Report, charts: &[Chart]) {
+    let rt = &report.realtime;
+    h.push_str("<section id=\"realtime\">\n<h2>WebSocket vs HTTP: time for N messages</h2>\n");
+    if !report.shows(Section::Load) {
+        run_warnings(h, report);
+    }
+    if let Some(browser) = rt.rows.iter().find_map(|r| r.runtime()) {
+        put!(h, "<p class=\"muted\">In {}, from the page the app serves.</p>\n", code(browser));
+    }
+    let cell = |h: &mut String, r: Option<&realtime::RealtimeRow>, extra: String| match r {
+        Some(r) => {
+            let class = if r.failed() { "num failed" } else { "num" };
+            put!(
+                h,
+                "<td class=\"{class}\" data-scenario=\"{}\"><strong>{}</strong>{extra}<div class=\"ci\">{}</div></td>",
+                Esc(r.id()),
+                Esc(&r.time_text()),
+                Esc(&r.ci_text())
+            );
+        }
+        None => {
+            put!(h, "<td class=\"num\">{NONE}</td>");
+        }
+    };
+    for sweep in rt.sweeps() {
+        put!(
+            h,
+            "<h3>{}</h3>\n<div class=\"scroll\"><table class=\"realtime\" data-condition=\"{}\">\n<thead><tr><th class=\"num\">N</th>",
+            Esc(&sweep.condition.label()),
+            Esc(&sweep.condition.short())
+        );
+        for s in &sweep.series {
+            put!(h, "<th class=\"num\">{}</th>", Esc(&s.label()));
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for (n, row) in sweep.ns.iter().zip(&sweep.cells) {
+            put!(h, "<tr><th class=\"num\" scope=\"row\">{}</th>", format::thousands(*n as f64));
+            for r in row {
+                cell(h, *r, String::new());
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table></div>\n");
+    }
+    if let Some(hs) = rt.headers() {
+        put!(
+            h,
+            "<h3>Extra request headers, N = {}</h3>\n<div class=\"scroll\"><table class=\"realtime\" id=\"realtime-headers\">\n<thead><tr><th class=\"num\">Extra headers</th>",
+            format::thousands(hs.n as f64)
+        );
+        for s in &hs.series {
+            put!(h, "<th class=\"num\">{}</th>", Esc(&s.label()));
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for (i, (count, row)) in hs.counts.iter().zip(&hs.cells).enumerate() {
+            put!(h, "<tr><th class=\"num\" scope=\"row\">{count}</th>");
+            for (j, r) in row.iter().enumerate() {
+                let ratio = hs.slowdown(i, j).filter(|_| i > 0);
+                cell(
+                    h,
+                    *r,
+                    ratio.map_or(String::new(), |x| format!(" <span class=\"sub\">{}</span>", format::ratio(x))),
+                );
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table></div>\n");
+    }
+    let failed: Vec<_> = rt.failed().collect();
+    if !failed.is_empty() {
+        h.push_str("<ul class=\"failures\">\n");
+        for r in failed {
+            put!(
+                h,
+                "<li>{}: <span class=\"err\">{}</span></li>\n",
+                code(r.id()),
+                Esc(r.summary.error.as_deref().unwrap_or(""))
+            );
+        }
+        h.push_str("</ul>\n");
+    }
+    put!(h, "<p class=\"muted small\">{}</p>\n", Esc(realtime::NOTE));
+    for c in charts.iter().filter(|c| c.section == Section::Realtime) {
         figure(h, c);
     }
     h.push_str("</section>\n");

@@ -10,6 +10,7 @@ use crate::formats::{self, Dataset};
 use crate::model::{Flag, Report, Section};
 use crate::parse;
 use crate::published;
+use crate::realtime;
 
 macro_rules! put {
     ($out:expr, $($arg:tt)*) => {
@@ -91,7 +92,66 @@ pub fn summary(report: &Report) -> String {
         out.push('\n');
         parse_section(&mut out, report);
     }
+    if report.shows(Section::Realtime) {
+        out.push('\n');
+        realtime_section(&mut out, report);
+    }
     out
+}
+
+/// The realtime lab: a table of N against series per condition, then the header sweep.
+fn realtime_section(out: &mut String, report: &Report) {
+    let rt = &report.realtime;
+    out.push_str("## WebSocket vs HTTP: time for N messages\n\n");
+    let cell = |r: Option<&realtime::RealtimeRow>, extra: String| match r {
+        Some(r) => {
+            let ci = r.ci_text();
+            let ci = if ci.is_empty() { ci } else { format!(" [{}]", md(&ci)) };
+            let failed = if r.failed() { " (failed)" } else { "" };
+            format!("{}{extra}{ci}{failed}", md(&r.time_text()))
+        }
+        None => NONE.to_string(),
+    };
+    let table = |out: &mut String, first: &str, series: &[realtime::Series]| {
+        put!(out, "| {first} |");
+        for s in series {
+            put!(out, " {} |", md(&s.label()));
+        }
+        put!(out, "\n|--:|{}\n", "--:|".repeat(series.len()));
+    };
+    for sweep in rt.sweeps() {
+        put!(out, "### {}\n\n", md(&sweep.condition.label()));
+        table(out, "N", &sweep.series);
+        for (n, row) in sweep.ns.iter().zip(&sweep.cells) {
+            let cells: Vec<String> = row.iter().map(|r| cell(*r, String::new())).collect();
+            put!(out, "| {} | {} |\n", format::thousands(*n as f64), cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    if let Some(hs) = rt.headers() {
+        put!(out, "### Extra request headers, N = {}\n\n", format::thousands(hs.n as f64));
+        table(out, "Extra headers", &hs.series);
+        for (i, (count, row)) in hs.counts.iter().zip(&hs.cells).enumerate() {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(j, r)| {
+                    cell(
+                        *r,
+                        hs.slowdown(i, j)
+                            .filter(|_| i > 0)
+                            .map_or(String::new(), |x| format!(" ({})", format::ratio(x))),
+                    )
+                })
+                .collect();
+            put!(out, "| {count} | {} |\n", cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    for r in rt.failed() {
+        put!(out, "- {}: {}\n", code(r.id()), md(r.summary.error.as_deref().unwrap_or("")));
+    }
+    put!(out, "{}\n", realtime::NOTE);
 }
 
 /// The parse lab: one table per object.

@@ -13,6 +13,7 @@ use wirebench_core::suite::Suite;
 use crate::format;
 use crate::formats::Formats;
 use crate::parse::{self, Parse};
+use crate::realtime::{self, Realtime};
 use crate::ReportError;
 
 /// A results directory, summarised.
@@ -27,6 +28,8 @@ pub struct Report {
     pub formats: Formats,
     /// The parse lab's rows (summaries with a `parser`), by object.
     pub parse: Parse,
+    /// The realtime lab's rows (summaries with `lab = "realtime"`).
+    pub realtime: Realtime,
     pub claims: Vec<Judged>,
     /// The fastest closed-model scenario per payload group.
     pub headline: Vec<Group>,
@@ -50,6 +53,8 @@ pub enum Section {
     Formats,
     /// The parse lab's table and its charts.
     Parse,
+    /// The realtime lab's tables and charts.
+    Realtime,
 }
 
 /// One scenario as the report shows it.
@@ -164,12 +169,13 @@ impl Report {
             Err(_) => Vec::new(),
         };
         let (harness, rest): (Vec<_>, Vec<_>) = summaries.into_iter().partition(|s| s.format.is_some());
-        let (parsed, load): (Vec<_>, Vec<_>) = rest.into_iter().partition(parse::is_parse);
+        let (parsed, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(parse::is_parse);
+        let (timed, load): (Vec<_>, Vec<_>) = rest.into_iter().partition(realtime::is_realtime);
         let rows: Vec<Row> = load.into_iter().map(Row::of).collect();
         let headline = headline(&rows);
         let torn_last_line = results.torn_last_line;
-        let (formats, parse) = (Formats::of(harness), Parse::of(parsed));
-        Report { run: results.run, suite, rows, formats, parse, claims, headline, torn_last_line }
+        let (formats, parse, realtime) = (Formats::of(harness), Parse::of(parsed), Realtime::of(timed));
+        Report { run: results.run, suite, rows, formats, parse, realtime, claims, headline, torn_last_line }
     }
 
     /// The run did not finish, a measurement line was cut off, or the suite could not be read.
@@ -199,16 +205,22 @@ impl Report {
     /// there is, so an empty run still says that nothing was measured.
     pub fn shows(&self, section: Section) -> bool {
         match section {
-            Section::Load => !self.rows.is_empty() || (self.formats.is_empty() && self.parse.is_empty()),
+            Section::Load => {
+                !self.rows.is_empty() || (self.formats.is_empty() && self.parse.is_empty() && self.realtime.is_empty())
+            }
             Section::Formats => !self.formats.is_empty(),
             Section::Parse => !self.parse.is_empty(),
+            Section::Realtime => !self.realtime.is_empty(),
         }
     }
 
     /// Load rows and format rows with a failed repeat.
     pub fn failed_scenarios(&self) -> usize {
         let formats = self.formats.datasets.iter().flat_map(|d| &d.rows).filter(|r| r.failed()).count();
-        self.failed().count() + formats + self.parse.rows().filter(|r| r.failed()).count()
+        self.failed().count()
+            + formats
+            + self.parse.rows().filter(|r| r.failed()).count()
+            + self.realtime.failed().count()
     }
 
     /// Rows with a failed repeat.

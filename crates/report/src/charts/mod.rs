@@ -7,9 +7,11 @@
 mod format_sizes;
 mod formats;
 mod latency;
+mod lines;
 mod panels;
 mod parse;
 mod payload;
+mod realtime;
 mod rps;
 
 use std::ops::Range;
@@ -35,6 +37,9 @@ pub const CHARTS: &[(&str, &str, Section, Draw)] = &[
     ("format-sizes", "Encoded size by format: raw, gzip, zstd", Section::Formats, format_sizes::draw),
     ("parse-by-n", "Decoding time against N objects", Section::Parse, parse::draw_by_n),
     ("parse-io", "Decoding against I/O at the largest N", Section::Parse, parse::draw_io),
+    ("realtime-by-n", "Time for N messages against N", Section::Realtime, realtime::draw_by_n),
+    ("realtime-headers", "Extra request headers", Section::Realtime, realtime::draw_headers),
+    ("realtime-conditions", "TLS, HTTP/2, a slow client and disk writes", Section::Realtime, realtime::draw_conditions),
 ];
 
 /// Draws one chart from the report; the title is the registry's.

@@ -1,0 +1,424 @@
+//! The realtime lab's tables, computed once: rows of the browser harness that sends or receives N
+//! texts (summaries with `params.lab = "realtime"`: `suites/realtime.toml`), as series (a
+//! protocol, a direction and how the calls were made) under conditions (TLS, HTTP/2, a slowed
+//! client, disk writes), and the extra-header sweep.
+//!
+//! Depends on no other module of the report but `format`: the model holds a `Realtime`, the
+//! outputs render it.
+
+use wirebench_core::results::ScenarioSummary;
+use wirebench_core::stats::Summary;
+
+use crate::format::{self, NONE};
+
+/// The metric every realtime table shows: seconds for N messages.
+pub const DURATION: &str = "duration_s";
+
+/// True for a summary the realtime section takes.
+pub fn is_realtime(s: &ScenarioSummary) -> bool {
+    s.param("lab") == Some("realtime")
+}
+
+/// Every realtime row of a run.
+#[derive(Debug, Clone, Default)]
+pub struct Realtime {
+    /// In the order they ran.
+    pub rows: Vec<RealtimeRow>,
+}
+
+/// What was sent and how: the lines of a chart, the columns of a table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Series {
+    /// `http`, `socketio` or `ws`, in that order.
+    pub protocol: Protocol,
+    pub direction: Direction,
+    /// HTTP: all N requests at once.
+    pub parallel: bool,
+    /// WebSocket and Socket.IO: the handshake inside the clock.
+    pub connect: bool,
+}
+
+/// Download first, as the study's charts put GET before POST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Direction {
+    Download,
+    Upload,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Protocol {
+    Http,
+    SocketIo,
+    Ws,
+}
+
+/// Where the page ran against which server: everything a row changes beside its series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Condition {
+    /// HTTP/2 over TLS (HTTP rows of the page served over h2).
+    pub h2: bool,
+    pub tls: bool,
+    /// DevTools' CPU throttling rate (1 = none).
+    pub cpu_throttle: u32,
+    /// The server wrote each received text to disk.
+    pub disk: bool,
+}
+
+/// The condition every other is compared with: cleartext HTTP/1.1, a full-speed client, no disk.
+pub const BASE: Condition = Condition { h2: false, tls: false, cpu_throttle: 1, disk: false };
+
+/// One scenario as the realtime tables show it.
+#[derive(Debug, Clone)]
+pub struct RealtimeRow {
+    pub summary: ScenarioSummary,
+}
+
+impl Realtime {
+    /// `summaries` holds only realtime summaries (`is_realtime`).
+    pub fn of(summaries: Vec<ScenarioSummary>) -> Realtime {
+        Realtime { rows: summaries.into_iter().map(|summary| RealtimeRow { summary }).collect() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The N sweeps: rows without extra headers, by condition (`BASE` first), each a table of N
+    /// against series.
+    pub fn sweeps(&self) -> Vec<Sweep<'_>> {
+        let mut conditions: Vec<Condition> =
+            self.rows.iter().filter(|r| r.headers() == 0).map(RealtimeRow::condition).collect();
+        conditions.sort();
+        conditions.dedup();
+        conditions
+            .into_iter()
+            .map(|condition| {
+                let rows: Vec<&RealtimeRow> =
+                    self.rows.iter().filter(|r| r.headers() == 0 && r.condition() == condition).collect();
+                Sweep::of(condition, rows)
+            })
+            .collect()
+    }
+
+    /// The extra-header sweep of the base condition: one table of header counts (0 included,
+    /// the rows without extra headers at the same N) against series. `None` without header rows.
+    pub fn headers(&self) -> Option<HeaderSweep<'_>> {
+        let with: Vec<&RealtimeRow> = self.rows.iter().filter(|r| r.headers() > 0 && r.condition() == BASE).collect();
+        let n = with.first()?.n();
+        let mut series: Vec<Series> = with.iter().map(|r| r.series()).collect();
+        series.sort();
+        series.dedup();
+        let mut counts: Vec<u64> = with.iter().map(|r| r.headers()).collect();
+        counts.push(0);
+        counts.sort();
+        counts.dedup();
+        let at = |h: u64, s: Series| {
+            self.rows.iter().find(|r| r.condition() == BASE && r.n() == n && r.headers() == h && r.series() == s)
+        };
+        let cells = counts.iter().map(|&h| series.iter().map(|&s| at(h, s)).collect()).collect();
+        Some(HeaderSweep { n, series, counts, cells })
+    }
+
+    /// A row of `condition` and `series` at `n` without extra headers.
+    pub fn find(&self, condition: Condition, series: Series, n: u64) -> Option<&RealtimeRow> {
+        self.rows.iter().find(|r| r.headers() == 0 && r.condition() == condition && r.series() == series && r.n() == n)
+    }
+
+    /// Failed rows.
+    pub fn failed(&self) -> impl Iterator<Item = &RealtimeRow> {
+        self.rows.iter().filter(|r| r.failed())
+    }
+}
+
+/// One condition's N sweep: `cells[i][j]` is N = `ns[i]` of `series[j]`.
+#[derive(Debug, Clone)]
+pub struct Sweep<'a> {
+    pub condition: Condition,
+    pub series: Vec<Series>,
+    pub ns: Vec<u64>,
+    pub cells: Vec<Vec<Option<&'a RealtimeRow>>>,
+}
+
+impl<'a> Sweep<'a> {
+    fn of(condition: Condition, rows: Vec<&'a RealtimeRow>) -> Sweep<'a> {
+        let mut series: Vec<Series> = rows.iter().map(|r| r.series()).collect();
+        series.sort();
+        series.dedup();
+        let mut ns: Vec<u64> = rows.iter().map(|r| r.n()).collect();
+        ns.sort();
+        ns.dedup();
+        let cells = ns
+            .iter()
+            .map(|&n| series.iter().map(|&s| rows.iter().copied().find(|r| r.n() == n && r.series() == s)).collect())
+            .collect();
+        Sweep { condition, series, ns, cells }
+    }
+
+    /// The points of one series: (N, median ms) of the rows measured.
+    pub fn points(&self, j: usize) -> Vec<(f64, f64)> {
+        self.ns.iter().zip(&self.cells).filter_map(|(&n, row)| Some((n as f64, row[j]?.millis()?.median))).collect()
+    }
+}
+
+/// The header sweep at one N: `cells[i][j]` is `counts[i]` extra headers of `series[j]`.
+#[derive(Debug, Clone)]
+pub struct HeaderSweep<'a> {
+    pub n: u64,
+    pub series: Vec<Series>,
+    pub counts: Vec<u64>,
+    pub cells: Vec<Vec<Option<&'a RealtimeRow>>>,
+}
+
+impl HeaderSweep<'_> {
+    /// Median time of `counts[i]` headers over no extra headers, for `series[j]`.
+    pub fn slowdown(&self, i: usize, j: usize) -> Option<f64> {
+        let base = self.cells.first()?.get(j).copied().flatten()?.millis()?.median;
+        let this = self.cells.get(i)?.get(j).copied().flatten()?.millis()?.median;
+        (base > 0.0).then(|| this / base)
+    }
+}
+
+impl Series {
+    /// `HTTP GET`, `POST parallel`, `Socket.IO receive`, `WebSocket send + handshake`, …
+    pub fn label(&self) -> String {
+        let verb = match (self.protocol, self.direction) {
+            (Protocol::Http, Direction::Download) => "HTTP GET",
+            (Protocol::Http, Direction::Upload) => "HTTP POST",
+            (Protocol::SocketIo, Direction::Download) => "Socket.IO receive",
+            (Protocol::SocketIo, Direction::Upload) => "Socket.IO send",
+            (Protocol::Ws, Direction::Download) => "WebSocket receive",
+            (Protocol::Ws, Direction::Upload) => "WebSocket send",
+        };
+        let how = match (self.parallel, self.connect) {
+            (true, _) => " parallel",
+            (_, true) => " + handshake",
+            _ => "",
+        };
+        format!("{verb}{how}")
+    }
+
+    /// The series a variant is measured against: itself without `parallel` and `connect`.
+    pub fn plain(&self) -> Series {
+        Series { parallel: false, connect: false, ..*self }
+    }
+}
+
+impl Condition {
+    /// `Cleartext, HTTP/1.1`, `TLS`, `HTTP/2 over TLS`, `CPU throttled 4×`, `Disk writes`, or a
+    /// combination.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        if self.h2 {
+            parts.push("HTTP/2 over TLS".to_string());
+        } else if self.tls {
+            parts.push("TLS (HTTPS, WSS)".to_string());
+        }
+        if self.cpu_throttle > 1 {
+            parts.push(format!("client CPU throttled {}×", self.cpu_throttle));
+        }
+        if self.disk {
+            parts.push("server writes each text to disk".to_string());
+        }
+        if parts.is_empty() {
+            return "Cleartext, HTTP/1.1, full-speed client".into();
+        }
+        let mut s = parts.join(", ");
+        s[..1].make_ascii_uppercase();
+        s
+    }
+
+    /// A short name for chart bars: `cleartext`, `TLS`, `h2+TLS`, `CPU ÷4`, `disk`.
+    pub fn short(&self) -> String {
+        let mut parts = Vec::new();
+        if self.h2 {
+            parts.push("h2+TLS".to_string());
+        } else if self.tls {
+            parts.push("TLS".to_string());
+        }
+        if self.cpu_throttle > 1 {
+            parts.push(format!("CPU ÷{}", self.cpu_throttle));
+        }
+        if self.disk {
+            parts.push("disk".to_string());
+        }
+        if parts.is_empty() {
+            "cleartext".into()
+        } else {
+            parts.join(" ")
+        }
+    }
+}
+
+impl RealtimeRow {
+    pub fn id(&self) -> &str {
+        &self.summary.scenario
+    }
+
+    fn flag(&self, key: &str) -> bool {
+        self.summary.params.get(key).and_then(|v| v.as_bool()).unwrap_or(false)
+    }
+
+    fn number(&self, key: &str) -> u64 {
+        self.summary.params.get(key).and_then(|v| v.as_u64()).unwrap_or(0)
+    }
+
+    pub fn series(&self) -> Series {
+        let protocol = match self.summary.param("protocol") {
+            Some("socketio") => Protocol::SocketIo,
+            Some("ws") => Protocol::Ws,
+            _ => Protocol::Http,
+        };
+        Series {
+            protocol,
+            direction: if self.summary.param("direction") == Some("upload") {
+                Direction::Upload
+            } else {
+                Direction::Download
+            },
+            parallel: self.flag("parallel"),
+            connect: self.flag("connect"),
+        }
+    }
+
+    pub fn condition(&self) -> Condition {
+        Condition {
+            h2: self.summary.param("http") == Some("h2"),
+            tls: self.flag("tls"),
+            cpu_throttle: self.number("cpu_throttle").max(1) as u32,
+            disk: self.flag("disk"),
+        }
+    }
+
+    /// Messages per call.
+    pub fn n(&self) -> u64 {
+        self.number("n")
+    }
+
+    /// Extra request headers (HTTP rows of the header sweep).
+    pub fn headers(&self) -> u64 {
+        self.number("headers")
+    }
+
+    /// The browser the page ran in (`chromium@156…`).
+    pub fn runtime(&self) -> Option<&str> {
+        self.summary.param("runtime")
+    }
+
+    /// Milliseconds for N messages: the median, interval and repeats of `duration_s`, scaled.
+    pub fn millis(&self) -> Option<Summary> {
+        let s = self.summary.get(DURATION)?;
+        Some(Summary {
+            median: s.median * 1e3,
+            mean: s.mean * 1e3,
+            ci: s.ci.map(|(lo, hi)| (lo * 1e3, hi * 1e3)),
+            ..s.clone()
+        })
+    }
+
+    /// Milliseconds per message (median).
+    pub fn ms_per_message(&self) -> Option<f64> {
+        let n = self.n();
+        (n > 0).then(|| self.millis().map(|s| s.median / n as f64)).flatten()
+    }
+
+    pub fn failed(&self) -> bool {
+        self.summary.error.is_some()
+    }
+
+    /// The median time for N messages (`12.3 ms`), or `—`.
+    pub fn time_text(&self) -> String {
+        self.millis().map_or(NONE.to_string(), |s| ms(s.median))
+    }
+
+    /// The 95 % interval (`[11.9 – 12.8]`), or empty.
+    pub fn ci_text(&self) -> String {
+        self.millis().and_then(|s| s.ci).map_or(String::new(), |(lo, hi)| format::interval(lo, hi, ms))
+    }
+}
+
+/// Milliseconds as the tables write them.
+pub fn ms(x: f64) -> String {
+    format::latency_us(x * 1e3)
+}
+
+/// What the section says under its tables.
+pub const NOTE: &str = "Time for N messages: from the first message on an open connection (HTTP: a keep-alive \
+    connection warmed by one request; WebSocket and Socket.IO: after the handshake, or before it in the \
+    \u{201c}+ handshake\u{201d} columns) until the last one is verified, median of the repeats with its 95 % \
+    interval below. HTTP requests go one after the other unless the column says parallel (Chromium then opens up \
+    to 6 connections over HTTP/1.1, or multiplexes one over HTTP/2). \u{201c}X % faster\u{201d} means \
+    (slower time \u{f7} faster time \u{2212} 1) \u{d7} 100 %.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn summary(id: &str, params: serde_json::Value, seconds: f64) -> ScenarioSummary {
+        let mut all: BTreeMap<String, serde_json::Value> = serde_json::from_value(params).unwrap();
+        all.insert("lab".into(), "realtime".into());
+        ScenarioSummary {
+            scenario: id.into(),
+            subject: "realtime-node".into(),
+            lang: "ts".into(),
+            protocol: None,
+            format: None,
+            params: all,
+            error: None,
+            ok_repeats: 1,
+            metrics: [(DURATION, Summary::of_measured(&[seconds]).unwrap())].into(),
+            by_repeat: BTreeMap::new(),
+            latency_curve: vec![],
+            instrument_bound: false,
+        }
+    }
+
+    fn p(protocol: &str, direction: &str, n: u64) -> serde_json::Value {
+        serde_json::json!({"protocol": protocol, "direction": direction, "n": n, "headers": 0, "parallel": false,
+            "connect": false, "tls": false, "cpu_throttle": 1, "disk": false})
+    }
+
+    fn with(mut v: serde_json::Value, key: &str, value: serde_json::Value) -> serde_json::Value {
+        v[key] = value;
+        v
+    }
+
+    #[test]
+    fn sweeps_pivot_n_against_series_per_condition_base_first() {
+        let rt = Realtime::of(vec![
+            summary("ws-send-n10-tls", with(p("ws", "upload", 10), "tls", true.into()), 0.004),
+            summary("http-get-n10", p("http", "download", 10), 0.030),
+            summary("ws-send-n1", p("ws", "upload", 1), 0.002),
+            summary("http-get-n1", p("http", "download", 1), 0.003),
+            summary("http-get-parallel-n10", with(p("http", "download", 10), "parallel", true.into()), 0.020),
+            summary("http-post-h10-n10", with(p("http", "upload", 10), "headers", 10.into()), 0.040),
+        ]);
+        let sweeps = rt.sweeps();
+        assert_eq!(sweeps.iter().map(|s| s.condition).collect::<Vec<_>>(), [BASE, Condition { tls: true, ..BASE }]);
+        let base = &sweeps[0];
+        assert_eq!(base.ns, [1, 10]);
+        let labels: Vec<String> = base.series.iter().map(Series::label).collect();
+        assert_eq!(labels, ["HTTP GET", "HTTP GET parallel", "WebSocket send"]);
+        assert_eq!(base.cells[0][1].map(RealtimeRow::id), None);
+        assert_eq!(base.cells[1][1].map(RealtimeRow::id), Some("http-get-parallel-n10"));
+        assert_eq!(base.points(0), [(1.0, 3.0), (10.0, 30.0)]);
+        assert_eq!(base.cells[1][0].unwrap().ms_per_message(), Some(3.0));
+        assert_eq!(sweeps[1].condition.label(), "TLS (HTTPS, WSS)");
+        assert_eq!(BASE.short(), "cleartext");
+    }
+
+    #[test]
+    fn the_header_sweep_starts_at_the_rows_without_extra_headers() {
+        let rt = Realtime::of(vec![
+            summary("http-post-n100", p("http", "upload", 100), 0.2),
+            summary("http-post-h10-n100", with(p("http", "upload", 100), "headers", 10.into()), 0.21),
+            summary("http-post-h100-n100", with(p("http", "upload", 100), "headers", 100.into()), 0.25),
+            summary("http-post-n10", p("http", "upload", 10), 0.02),
+        ]);
+        let h = rt.headers().expect("header rows");
+        assert_eq!((h.n, h.counts.as_slice()), (100, [0, 10, 100].as_slice()));
+        assert_eq!(h.cells[0][0].map(RealtimeRow::id), Some("http-post-n100"));
+        assert!((h.slowdown(2, 0).unwrap() - 1.25).abs() < 1e-9);
+        assert!(Realtime::of(vec![summary("x", p("ws", "upload", 1), 0.1)]).headers().is_none());
+    }
+}
