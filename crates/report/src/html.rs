@@ -488,11 +488,13 @@ fn realtime_section(h: &mut String, report: &Report, charts: &[Chart]) {
         }
         h.push_str("</tbody>\n</table></div>\n");
     }
-    if let Some(hs) = rt.headers() {
+    for hs in rt.headers() {
         put!(
             h,
-            "<h3>Extra request headers, N = {}</h3>\n<div class=\"scroll\"><table class=\"realtime\" id=\"realtime-headers\">\n<thead><tr><th class=\"num\">Extra headers</th>",
-            format::thousands(hs.n as f64)
+            "<h3>Extra request headers: {}, N = {}</h3>\n<div class=\"scroll\"><table class=\"realtime headers\" data-condition=\"{}\">\n<thead><tr><th class=\"num\">Extra headers</th>",
+            Esc(&hs.condition.label()),
+            format::thousands(hs.n as f64),
+            Esc(&hs.condition.short())
         );
         for s in &hs.series {
             put!(h, "<th class=\"num\">{}</th>", Esc(&s.label()));

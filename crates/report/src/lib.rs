@@ -229,7 +229,7 @@ mod tests {
         // 100 GETs at 2.5 ms each, median repeat (× 1.02).
         assert!(clear.contains(r#"data-scenario="http-download-h0-n100"><strong>255 ms</strong>"#), "{clear}");
         assert!(section.contains(r#"data-condition="TLS""#));
-        let headers = element(section, r#"id="realtime-headers""#, "</table>");
+        let headers = element(section, r#"class="realtime headers" data-condition="cleartext""#, "</table>");
         assert!(headers.contains("1.20×"), "100 headers over none: {headers}");
         for chart in ["chart-realtime-by-n", "chart-realtime-headers", "chart-realtime-conditions"] {
             assert!(section.contains(&format!(r#"id="{chart}""#)), "{chart} drawn in the section");

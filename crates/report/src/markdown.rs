@@ -128,8 +128,13 @@ fn realtime_section(out: &mut String, report: &Report) {
         }
         out.push('\n');
     }
-    if let Some(hs) = rt.headers() {
-        put!(out, "### Extra request headers, N = {}\n\n", format::thousands(hs.n as f64));
+    for hs in rt.headers() {
+        put!(
+            out,
+            "### Extra request headers: {}, N = {}\n\n",
+            md(&hs.condition.label()),
+            format::thousands(hs.n as f64)
+        );
         table(out, "Extra headers", &hs.series);
         for (i, (count, row)) in hs.counts.iter().zip(&hs.cells).enumerate() {
             let cells: Vec<String> = row

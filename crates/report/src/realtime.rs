@@ -100,10 +100,19 @@ impl Realtime {
             .collect()
     }
 
-    /// The extra-header sweep of the base condition: one table of header counts (0 included,
-    /// the rows without extra headers at the same N) against series. `None` without header rows.
-    pub fn headers(&self) -> Option<HeaderSweep<'_>> {
-        let with: Vec<&RealtimeRow> = self.rows.iter().filter(|r| r.headers() > 0 && r.condition() == BASE).collect();
+    /// The extra-header sweeps, one per condition with header rows (`BASE` first): each a table
+    /// of header counts (0 included: the rows without extra headers at the same N) against series.
+    pub fn headers(&self) -> Vec<HeaderSweep<'_>> {
+        let mut conditions: Vec<Condition> =
+            self.rows.iter().filter(|r| r.headers() > 0).map(RealtimeRow::condition).collect();
+        conditions.sort();
+        conditions.dedup();
+        conditions.into_iter().filter_map(|c| self.header_sweep(c)).collect()
+    }
+
+    fn header_sweep(&self, condition: Condition) -> Option<HeaderSweep<'_>> {
+        let with: Vec<&RealtimeRow> =
+            self.rows.iter().filter(|r| r.headers() > 0 && r.condition() == condition).collect();
         let n = with.first()?.n();
         let mut series: Vec<Series> = with.iter().map(|r| r.series()).collect();
         series.sort();
@@ -113,10 +122,10 @@ impl Realtime {
         counts.sort();
         counts.dedup();
         let at = |h: u64, s: Series| {
-            self.rows.iter().find(|r| r.condition() == BASE && r.n() == n && r.headers() == h && r.series() == s)
+            self.rows.iter().find(|r| r.condition() == condition && r.n() == n && r.headers() == h && r.series() == s)
         };
         let cells = counts.iter().map(|&h| series.iter().map(|&s| at(h, s)).collect()).collect();
-        Some(HeaderSweep { n, series, counts, cells })
+        Some(HeaderSweep { condition, n, series, counts, cells })
     }
 
     /// A row of `condition` and `series` at `n` without extra headers.
@@ -160,9 +169,11 @@ impl<'a> Sweep<'a> {
     }
 }
 
-/// The header sweep at one N: `cells[i][j]` is `counts[i]` extra headers of `series[j]`.
+/// The header sweep of one condition at one N: `cells[i][j]` is `counts[i]` extra headers of
+/// `series[j]`.
 #[derive(Debug, Clone)]
 pub struct HeaderSweep<'a> {
+    pub condition: Condition,
     pub n: u64,
     pub series: Vec<Series>,
     pub counts: Vec<u64>,
@@ -415,10 +426,12 @@ mod tests {
             summary("http-post-h100-n100", with(p("http", "upload", 100), "headers", 100.into()), 0.25),
             summary("http-post-n10", p("http", "upload", 10), 0.02),
         ]);
-        let h = rt.headers().expect("header rows");
+        let all = rt.headers();
+        assert_eq!(all.len(), 1);
+        let h = &all[0];
         assert_eq!((h.n, h.counts.as_slice()), (100, [0, 10, 100].as_slice()));
         assert_eq!(h.cells[0][0].map(RealtimeRow::id), Some("http-post-n100"));
         assert!((h.slowdown(2, 0).unwrap() - 1.25).abs() < 1e-9);
-        assert!(Realtime::of(vec![summary("x", p("ws", "upload", 1), 0.1)]).headers().is_none());
+        assert!(Realtime::of(vec![summary("x", p("ws", "upload", 1), 0.1)]).headers().is_empty());
     }
 }

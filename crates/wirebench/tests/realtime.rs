@@ -1,13 +1,14 @@
 //! The realtime lab end to end, as `make test` runs it: `wirebench run realtime --profile smoke`
-//! with the real Express + Socket.IO app serving its page to headless Chromium, over HTTP and
-//! TLS, from a throttled client and against the app that writes to disk. Needs `make build`.
+//! with the real Express + Socket.IO app serving its page to headless Chromium, over HTTP, TLS
+//! and HTTP/2, from a throttled client and against the app that writes to disk, and the report's
+//! realtime section. Needs `make build`.
 
 mod common;
 
 #[test]
 fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
     common::assert_built(&["web/dist/realtime/index.html", "subjects/realtime/node/node_modules/socket.io"]);
-    let (_results, _, rows) = common::run_smoke("realtime");
+    let (_results, html, rows) = common::run_smoke("realtime");
 
     let ids: Vec<&str> = rows.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
     for verb in ["http-get", "http-post", "socketio-send", "socketio-receive", "ws-send", "ws-receive"] {
@@ -29,4 +30,21 @@ fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
     let tls: Vec<&serde_json::Value> = rows.iter().filter(|r| r["params"]["tls"] == true).collect();
     assert!(!tls.is_empty() && tls.iter().all(|r| r["scenario"].as_str().unwrap().ends_with("-tls")));
     assert!(rows.iter().any(|r| r["params"]["cpu_throttle"] == 4));
+    // HTTP/2: only HTTP rows, over h2 (the page checked each row's requests in its warm-up).
+    let h2: Vec<&serde_json::Value> = rows.iter().filter(|r| r["params"]["http"] == "h2").collect();
+    for id in ["http-get-n10-h2", "http-post-parallel-n10-h2", "http-get-h10-n10-h2"] {
+        assert!(h2.iter().any(|r| r["scenario"] == id), "{id} ran over h2");
+    }
+    assert!(h2
+        .iter()
+        .all(|r| r["params"]["protocol"] == "http" && r["protocol"] == "http2" && r["params"]["tls"] == true));
+    assert!(rows.iter().filter(|r| r["params"]["http"] != "h2").all(|r| r["params"]["http"] == "http/1.1"));
+
+    let report = std::fs::read_to_string(&html).unwrap();
+    let section = &report[report.find(r#"<section id="realtime">"#).expect("a realtime section")..];
+    for condition in ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk"] {
+        assert!(section.contains(&format!(r#"data-condition="{condition}""#)), "a table for {condition}");
+    }
+    assert!(section.contains(r#"id="chart-realtime-by-n""#) && section.contains(r#"id="chart-realtime-conditions""#));
+    assert!(html.with_file_name("realtime.csv").is_file());
 }

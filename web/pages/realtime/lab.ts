@@ -58,23 +58,26 @@ export function scenarioId(s: Scenario, suffix: string): string {
 
 /**
  * Every scenario of a set: `all` (the N sweep of each protocol and direction, parallel HTTP,
- * the handshake variants, the header sweep) or `core` (the N sweep alone, for the TLS, slow
- * client and disk runs).
+ * the handshake variants, the header sweep), `core` (the N sweep alone, for the TLS, slow
+ * client and disk runs) or `http` (HTTP's N sweep, sequential and parallel, and the header
+ * sweep: for the HTTP/2 origin, where WebSocket would still go over HTTP/1.1).
  */
 export function scenarios(profile: string, set: string): Scenario[] {
   const sizes = SIZES[profile] ?? SIZES["quick"]!;
+  const protocols: readonly Protocol[] = set === "http" ? ["http"] : ["http", "socketio", "ws"];
+  const variants = set !== "core";
   const out: Scenario[] = [];
   const add = (protocol: Protocol, direction: Direction, n: number, more: Partial<Scenario> = {}) =>
     out.push({ protocol, direction, n, headers: 0, parallel: false, connect: false, ...more });
   for (const n of sizes)
-    for (const protocol of ["http", "socketio", "ws"] as const)
+    for (const protocol of protocols)
       for (const direction of ["upload", "download"] as const) {
         add(protocol, direction, n);
-        if (set !== "all") continue;
+        if (!variants) continue;
         if (protocol === "http" && n > 1) add(protocol, direction, n, { parallel: true });
         if (protocol !== "http") add(protocol, direction, n, { connect: true });
       }
-  if (set === "all") {
+  if (variants) {
     const n = sizes.includes(100) ? 100 : sizes[sizes.length - 1]!;
     for (const headers of HEADERS[profile] ?? HEADERS["quick"]!)
       for (const direction of ["upload", "download"] as const) add("http", direction, n, { headers });

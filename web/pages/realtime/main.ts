@@ -14,9 +14,19 @@ const now = () => performance.now();
 const kept: Kept = {};
 
 const tls = location.protocol === "https:";
+/** The page's own protocol (`http/1.1`, `h2`): its requests to the app reuse that connection. */
+const http =
+  (performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming | undefined)?.nextHopProtocol || "http/1.1";
+const h2 = http === "h2";
 const cpu = Number(query.get("cpu_throttle") ?? "1");
 const disk = query.get("disk") === "1";
-const suffix = `${tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}`;
+const suffix = `${h2 ? "-h2" : tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}`;
+
+/** The protocol of the page's last request to /text (Resource Timing), to check HTTP rows ran over `http`. */
+function lastTextProtocol(): string | undefined {
+  const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
+  return entries.filter((e) => new URL(e.name).pathname === "/text").at(-1)?.nextHopProtocol;
+}
 
 function show(id: string, result: number | Error, n: number): void {
   const cells =
@@ -36,7 +46,7 @@ function line(s: Scenario, repeat: number, result: number | Error): string {
     scenario: scenarioId(s, suffix),
     subject: "realtime-node",
     lang: "ts",
-    protocol: s.protocol === "http" ? "http1" : s.protocol === "ws" ? "websocket" : "socketio",
+    protocol: s.protocol === "http" ? (h2 ? "http2" : "http1") : s.protocol === "ws" ? "websocket" : "socketio",
     params: {
       lab: "realtime",
       protocol: s.protocol,
@@ -46,6 +56,7 @@ function line(s: Scenario, repeat: number, result: number | Error): string {
       parallel: s.parallel,
       connect: s.connect,
       tls,
+      http,
       cpu_throttle: cpu,
       disk,
       runtime: query.get("runtime") ?? navigator.userAgent,
@@ -94,8 +105,11 @@ async function auto(): Promise<void> {
   status.textContent = "Running every scenario …";
   const live: Scenario[] = [];
   for (const s of all) {
+    performance.clearResourceTimings();
     const r = await timed(s);
+    const over = s.protocol === "http" ? lastTextProtocol() : http;
     if (r instanceof Error) report(s, 0, new Error(`warm-up failed: ${r.message}`));
+    else if (over !== http) report(s, 0, new Error(`warm-up went over ${over || "an unknown protocol"}, not the page's ${http}`));
     else live.push(s);
   }
   for (let repeat = 1; repeat <= repeats; repeat++) {

@@ -52,31 +52,43 @@ const AXIS: Axis = Axis { desc: "ms for N messages, median of repeats", tick: pa
 
 /// Skipped without header rows.
 pub fn draw_headers(report: &Report, title: &str) -> DrawResult<Drawn> {
-    let Some(h) = report.realtime.headers() else {
+    let sweeps = report.realtime.headers();
+    if sweeps.is_empty() {
         return Ok(Drawn::Skipped("no row with extra headers".into()));
-    };
-    let groups: Vec<Group> = h
-        .counts
+    }
+    let mut names: Vec<realtime::Series> = sweeps.iter().flat_map(|h| h.series.iter().copied()).collect();
+    names.sort();
+    names.dedup();
+    let panels: Vec<Panel> = sweeps
         .iter()
-        .zip(&h.cells)
-        .map(|(&count, row)| Group {
-            label: if count == 0 { "none".into() } else { format!("{count} headers") },
-            bars: row
+        .map(|h| {
+            let groups = h
+                .counts
                 .iter()
-                .enumerate()
-                .filter_map(|(j, r)| {
-                    let base = h.cells[0][j].and_then(|b| b.millis()).map(|s| s.median);
-                    bar((*r)?, super::color(j), base.filter(|_| count > 0))
+                .zip(&h.cells)
+                .map(|(&count, row)| Group {
+                    label: if count == 0 { "none".into() } else { format!("{count} headers") },
+                    bars: row
+                        .iter()
+                        .zip(&h.series)
+                        .enumerate()
+                        .filter_map(|(j, (r, s))| {
+                            let base = h.cells[0][j].and_then(|b| b.millis()).map(|m| m.median);
+                            let color = super::color(names.iter().position(|x| x == s).unwrap_or(0));
+                            bar((*r)?, color, base.filter(|_| count > 0))
+                        })
+                        .collect(),
                 })
-                .collect(),
+                .collect();
+            Panel { title: format!("{} · N = {}", h.condition.label(), format::thousands(h.n as f64)), groups }
         })
         .collect();
     let legend: Vec<(String, Key)> =
-        h.series.iter().enumerate().map(|(j, s)| (s.label(), Key::Bar(super::color(j)))).collect();
-    let panel = Panel { title: format!("N = {}, cleartext HTTP/1.1", format::thousands(h.n as f64)), groups };
-    let svg = panels::draw(title, &with_whisker(legend), &[panel], &AXIS)?;
+        names.iter().enumerate().map(|(j, s)| (s.label(), Key::Bar(super::color(j)))).collect();
+    let svg = panels::draw(title, &with_whisker(legend), &panels, &AXIS)?;
     let note = "Each extra header is `nazwa-i: zawartosc` (the study's), ~19 bytes: 100 headers add ~1.9 KB to every \
-                request. The ratio is against the same N without extra headers."
+                HTTP/1.1 request. HTTP/2 compresses them (HPACK): after the first request, a repeated header is an \
+                index of a byte or two. The ratio is against the same N without extra headers."
         .to_string();
     Ok(Drawn::Svg { svg, note: Some(note) })
 }

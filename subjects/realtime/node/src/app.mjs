@@ -3,7 +3,11 @@
 // (the `ws` package) without Socket.IO's framing. The API is described in ../README.md.
 import fs from "node:fs";
 import path from "node:path";
+import bodyParser from "body-parser";
 import express from "express";
+import finalhandler from "finalhandler";
+import Router from "router";
+import serveStatic from "serve-static";
 import { Server as SocketIoServer } from "socket.io";
 import { WebSocketServer } from "ws";
 
@@ -15,6 +19,11 @@ export const MAX_MESSAGE = 64 * 1024;
 export const MAX_DOWNLOAD = 100_000;
 /** Node's default request-header limit, set explicitly: 300 headers `nazwa-300: zawartosc` are ~6.3 KB. */
 export const MAX_HEADER_SIZE = 16 * 1024;
+/**
+ * Header fields per request on the HTTP/2 port: HTTP/1.1's `maxHeadersCount` (2,000). Node's
+ * HTTP/2 default, 128, would refuse the header sweep's 300 fields with ENHANCE_YOUR_CALM.
+ */
+export const MAX_HEADER_PAIRS = 2000;
 /** The name of the file in --write-dir that every received text is appended to. */
 export const WRITTEN_FILE = "received.txt";
 
@@ -45,38 +54,61 @@ function describe(body) {
   return `${body.length} characters ${shown}`;
 }
 
+/** @typedef {import("node:http").IncomingMessage | import("node:http2").Http2ServerRequest} Request */
+/** @typedef {import("node:http").ServerResponse | import("node:http2").Http2ServerResponse} Response */
+
 /**
- * The Express app (HTTP API, health, optional static files), shared by the plain and TLS servers.
+ * Answers with a text body. Node's own response API, which HTTP/1.1 and HTTP/2's compatibility
+ * layer share, so one handler serves both.
+ * @param {Response} res @param {number} status @param {string} body @param {Record<string, string>} [headers]
+ */
+function sendText(res, status, body, headers = {}) {
+  res.writeHead(status, {
+    "Content-Type": "text/plain; charset=utf-8",
+    "Content-Length": String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/**
+ * The HTTP API (health, GET and POST /text), the optional static files and the error answers, as
+ * one router (Express 5's own, the `router` package) on Node's request and response alone: the
+ * Express app mounts it for HTTP/1.1, and the HTTP/2 port runs it directly, since Express does
+ * not run on Node's HTTP/2 (expressjs/express#5462).
  * @param {{ staticDir?: string, record: Recorder }} options
  */
-export function createApp({ staticDir, record }) {
-  const app = express();
+export function createRoutes({ staticDir, record }) {
+  const routes = Router();
 
-  app.get("/health", (_req, res) => {
-    res.type("text/plain").send("ok");
-  });
+  routes.get("/health", (/** @type {Request} */ _req, /** @type {Response} */ res) => sendText(res, 200, "ok"));
 
   // One download message.
-  app.get("/text", (_req, res) => {
-    res.set("Cache-Control", "no-store").type("text/plain").send(TEXT);
-  });
+  routes.get("/text", (/** @type {Request} */ _req, /** @type {Response} */ res) =>
+    sendText(res, 200, TEXT, { "Cache-Control": "no-store" }),
+  );
 
   // One upload message. Any Content-Type is read as text (the page sends text/plain); over 64 KiB
   // the body parser answers 413 (through the error handler below).
-  app.post("/text", express.text({ type: () => true, limit: MAX_MESSAGE }), (req, res) => {
-    if (req.body !== TEXT) {
-      res.status(400).type("text/plain").send(`the body must be the 100-character text, not ${describe(req.body)}\n`);
-      return;
-    }
-    record(TEXT);
-    res.status(204).end();
-  });
+  routes.post(
+    "/text",
+    bodyParser.text({ type: () => true, limit: MAX_MESSAGE }),
+    (/** @type {Request & { body?: unknown }} */ req, /** @type {Response} */ res) => {
+      if (req.body !== TEXT) {
+        sendText(res, 400, `the body must be the 100-character text, not ${describe(req.body)}\n`);
+        return;
+      }
+      record(TEXT);
+      res.writeHead(204);
+      res.end();
+    },
+  );
 
   if (staticDir !== undefined) {
     // Cross-origin isolation for the page, so that its timers are precise. The app's own answers
     // are same-origin and need no Cross-Origin-Resource-Policy.
-    app.use(
-      express.static(staticDir, {
+    routes.use(
+      serveStatic(staticDir, {
         setHeaders(res) {
           res.setHeader("Cross-Origin-Opener-Policy", "same-origin");
           res.setHeader("Cross-Origin-Embedder-Policy", "require-corp");
@@ -86,9 +118,13 @@ export function createApp({ staticDir, record }) {
   }
 
   // Errors as one line of text, never an HTML page with a stack trace.
-  app.use(
-    /** @type {import("express").ErrorRequestHandler} */
-    (err, _req, res, next) => {
+  routes.use(
+    (
+      /** @type {any} */ err,
+      /** @type {Request} */ _req,
+      /** @type {Response} */ res,
+      /** @type {(err?: unknown) => void} */ next,
+    ) => {
       if (res.headersSent) return next(err);
       const status = Number(err?.status ?? err?.statusCode);
       const code = Number.isInteger(status) && status >= 400 && status < 600 ? status : 500;
@@ -99,10 +135,39 @@ export function createApp({ staticDir, record }) {
         message = "internal error";
         console.error(`realtime-node: ${String(err?.stack ?? err)}`);
       }
-      res.status(code).type("text/plain").send(`${message}\n`);
+      sendText(res, code, `${message}\n`);
     },
   );
+  return routes;
+}
+
+/**
+ * The Express app of the HTTP/1.1 servers (plain and TLS), as the study's: the routes mounted.
+ * @param {ReturnType<typeof createRoutes>} routes
+ */
+export function createApp(routes) {
+  const app = express();
+  app.use(routes);
   return app;
+}
+
+/**
+ * The handler of the HTTP/2 port (TLS, with HTTP/1.1 allowed by ALPN): HTTP/2 requests go to the
+ * routes directly (unknown paths get `finalhandler`'s 404, as Express's), HTTP/1.1 requests to the
+ * Express app, so only the protocol differs from the TLS port.
+ * @param {ReturnType<typeof createRoutes>} routes
+ * @param {import("express").Express} app
+ */
+export function http2Handler(routes, app) {
+  return (/** @type {any} */ req, /** @type {any} */ res) => {
+    if (req.httpVersionMajor < 2) return app(req, res);
+    // HTTP/2 frames delimit a body, so Content-Length is optional; body-parser (type-is's
+    // hasBody) would take a body without it for none. Such a body is read as HTTP/1.1 reads a
+    // chunked one: to its end.
+    const headers = req.headers;
+    if (!req.stream.endAfterHeaders && headers["content-length"] === undefined) headers["transfer-encoding"] = "chunked";
+    routes(req, res, finalhandler(req, res));
+  };
 }
 
 /** The last argument if it is a function (a Socket.IO acknowledgement). @param {unknown[]} args */

@@ -1,7 +1,7 @@
 // The command line of server.mjs, parsed without side effects so that the tests can check it.
 
 export const USAGE =
-  "usage: node server.mjs --port N [--tls-port M] [--static DIR] [--write-dir DIR] [--encryption=yes|no]";
+  "usage: node server.mjs --port N [--tls-port M] [--h2-port P] [--static DIR] [--write-dir DIR] [--encryption=yes|no]";
 
 /** A bad command line: server.mjs prints `message` on one line and exits with 2. */
 export class UsageError extends Error {}
@@ -10,12 +10,13 @@ export class UsageError extends Error {}
  * @typedef {object} Options
  * @property {number | undefined} plainPort  port of plain HTTP/1.1 + WS (undefined with --encryption=yes)
  * @property {number | undefined} tlsPort    port of HTTPS + WSS
+ * @property {number | undefined} h2Port     port of HTTP/2 over TLS (HTTP/1.1 by ALPN too)
  * @property {string | undefined} staticDir  directory served at /
  * @property {string | undefined} writeDir   directory of the file every received text is appended to
  * @property {boolean} help
  */
 
-const VALUED = new Set(["--port", "--tls-port", "--static", "--write-dir", "--encryption"]);
+const VALUED = new Set(["--port", "--tls-port", "--h2-port", "--static", "--write-dir", "--encryption"]);
 
 /** @param {string} flag @param {string} value */
 function parsePort(flag, value) {
@@ -51,7 +52,8 @@ export function parseArgs(argv) {
     if (seen.has(flag)) throw new UsageError(`${flag} is given twice`);
     seen.set(flag, value);
   }
-  if (help) return { plainPort: undefined, tlsPort: undefined, staticDir: undefined, writeDir: undefined, help };
+  if (help)
+    return { plainPort: undefined, tlsPort: undefined, h2Port: undefined, staticDir: undefined, writeDir: undefined, help };
 
   const encryption = seen.get("--encryption") ?? "no";
   if (encryption !== "yes" && encryption !== "no")
@@ -68,7 +70,16 @@ export function parseArgs(argv) {
     tlsPort = port;
     plainPort = undefined;
   }
-  if (plainPort !== undefined && plainPort === tlsPort && plainPort !== 0)
-    throw new UsageError(`--port and --tls-port are both ${plainPort}`);
-  return { plainPort, tlsPort, staticDir: seen.get("--static"), writeDir: seen.get("--write-dir"), help };
+  const h2Arg = seen.get("--h2-port");
+  const h2Port = h2Arg === undefined ? undefined : parsePort("--h2-port", h2Arg);
+  const named = [
+    ["--port", plainPort],
+    ["--tls-port", tlsPort],
+    ["--h2-port", h2Port],
+  ].filter(([, p]) => p !== undefined && p !== 0);
+  for (let i = 0; i < named.length; i++)
+    for (let j = i + 1; j < named.length; j++)
+      if (named[i][1] === named[j][1])
+        throw new UsageError(`${encryption === "yes" && named[i][0] === "--tls-port" ? "--port" : named[i][0]} and ${named[j][0]} are both ${named[i][1]}`);
+  return { plainPort, tlsPort, h2Port, staticDir: seen.get("--static"), writeDir: seen.get("--write-dir"), help };
 }

@@ -30,6 +30,9 @@ test("bad arguments: exit 2 with one line on stderr", () => {
     ["--port", "1", "--encryption=maybe"],
     ["--port", "1", "--encryption=yes", "--tls-port", "2"],
     ["--port", "1", "--tls-port", "1"],
+    ["--port", "1", "--h2-port", "1"],
+    ["--port", "1", "--tls-port", "2", "--h2-port", "2"],
+    ["--port", "1", "--h2-port", "x"],
     ["--port", "1", "extra"],
   ];
   for (const args of cases) {

@@ -1,5 +1,5 @@
-// Starts server.mjs as a child process on free ports (--port 0, --tls-port 0) and reads the ports
-// it prints.
+// Starts server.mjs as a child process on free ports (--port 0, --tls-port 0, --h2-port 0) and
+// reads the ports it prints.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import https from "node:https";
@@ -9,8 +9,8 @@ export const TEXT = "1234567890".repeat(10);
 
 /**
  * @param {string[]} args  e.g. ["--port", "0", "--tls-port", "0"]
- * @returns {Promise<{ plain?: string, tls?: string, lines: string[], child: import("node:child_process").ChildProcess, stop: () => Promise<number | null> }>}
- *   plain and tls are origins such as http://127.0.0.1:40123
+ * @returns {Promise<{ plain?: string, tls?: string, h2?: string, lines: string[], child: import("node:child_process").ChildProcess, stop: () => Promise<number | null> }>}
+ *   plain, tls and h2 are origins such as http://127.0.0.1:40123
  */
 export function startServer(args) {
   const child = spawn(process.execPath, [SERVER, ...args], { stdio: ["ignore", "pipe", "pipe"] });
@@ -18,12 +18,13 @@ export function startServer(args) {
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const exited = new Promise((resolve) => child.once("exit", (code) => resolve(code)));
-  const expected = (args.includes("--tls-port") ? 1 : 0) + 1;
+  const expected = 1 + ["--tls-port", "--h2-port"].filter((f) => args.includes(f)).length;
   return new Promise((resolve, reject) => {
     let buffered = "";
     const result = {
       /** @type {string | undefined} */ plain: undefined,
       /** @type {string | undefined} */ tls: undefined,
+      /** @type {string | undefined} */ h2: undefined,
       lines,
       child,
       stop: async () => {
@@ -39,9 +40,10 @@ export function startServer(args) {
         const line = buffered.slice(0, i);
         buffered = buffered.slice(i + 1);
         lines.push(line);
-        const m = /listening on (https?):\/\/(\S+)/.exec(line);
+        const m = /listening on (https?):\/\/(\S+)( \(h2\))?/.exec(line);
         if (m) {
-          if (m[1] === "https" && !args.includes("--encryption=yes")) result.tls = `https://${m[2]}`;
+          if (m[3]) result.h2 = `https://${m[2]}`;
+          else if (m[1] === "https" && !args.includes("--encryption=yes")) result.tls = `https://${m[2]}`;
           else result.plain = `${m[1]}://${m[2]}`;
           if (++found === expected) resolve(result);
         }
