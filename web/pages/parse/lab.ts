@@ -166,17 +166,22 @@ export function line(
   };
 }
 
-/** Runs every row: a verified warm-up call each (a failure is a repeat-0 row), then the repeats. */
+/**
+ * Runs every row: a verified warm-up call each (a failure is a repeat-0 row), then the repeats;
+ * `settle` before each call (the page lets its results render outside the timers).
+ */
 export async function runAll(
   servers: Readonly<Record<string, string>>,
   sizes: readonly number[],
   repeats: number,
   emit: (row: Row, repeat: number, result: Timings | Error) => void,
   now: () => number,
+  settle: () => Promise<void> = async () => {},
 ): Promise<void> {
   const live: Row[] = [];
   for (const row of rows(Object.keys(servers), sizes)) {
     try {
+      await settle();
       await measure(servers[row.provider]!, { ...row, n: Math.min(row.n, 1000) }, now);
       live.push(row);
     } catch (e) {
@@ -187,6 +192,7 @@ export async function runAll(
     for (const i of order(live.length, repeat)) {
       const row = live[i]!;
       try {
+        await settle();
         emit(row, repeat, await measure(servers[row.provider]!, row, now));
       } catch (e) {
         emit(row, repeat, e instanceof Error ? e : new Error(String(e)));

@@ -2,7 +2,7 @@
 // provider); driven (`?auto=1`, by web/harness/browser.mjs), every row at the profile's sizes,
 // each result handed to the harness as a measurement line.
 
-import { showResult } from "../shared/harness.js";
+import { settle, showResult } from "../shared/harness.js";
 import { FORMATS, OBJECTS, SIZES, line, measure, rowId, runAll } from "./lab.js";
 import type { Row, Timings } from "./lab.js";
 
@@ -71,6 +71,7 @@ async function auto(): Promise<void> {
       void window.wirebenchReport?.(JSON.stringify(line(query.get("run_id") ?? "", "browser", runtime, row, repeat, result)));
     },
     () => performance.now(),
+    settle,
   );
   status.textContent = "Done.";
   await window.wirebenchDone?.();

@@ -3,7 +3,7 @@
 // a verified warm-up call each, then the repeats in a shuffled order per repeat, each result
 // handed to the harness as a measurement line.
 
-import { order, showResult } from "../shared/harness.js";
+import { order, settle, showResult } from "../shared/harness.js";
 import { measure, scenarioId, scenarios } from "./lab.js";
 import type { Direction, Kept, Protocol, Scenario } from "./lab.js";
 
@@ -70,7 +70,9 @@ function line(s: Scenario, repeat: number, result: number | Error): string {
   });
 }
 
+/** One call of `s`, after the page has rendered the previous result. */
 async function timed(s: Scenario): Promise<number | Error> {
+  await settle();
   try {
     return await measure(s, now, kept);
   } catch (e) {

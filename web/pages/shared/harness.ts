@@ -27,8 +27,31 @@ export function order(n: number, seed: number): number[] {
 }
 
 /**
- * Prepends a result to a page's table: the cells of a measurement, or the scenario and the
- * error across the table's other `width - 1` columns.
+ * The rows a page's results table keeps. Its layout runs in the page's next frame, which may
+ * fall inside the next timed call: a driven run's 2,000-row table made one WebSocket exchange
+ * take 2.5 ms instead of 0.6 (and its p90 40 ms), and one GET 45 ms instead of 5.
+ */
+export const MAX_ROWS = 100;
+
+/**
+ * Resolves once the page has rendered what changed (the next frame, then one task), so that a
+ * timer started next holds no layout or paint of the page's own results. A hidden page gets no
+ * frames: it waits at most 100 ms.
+ */
+export function settle(): Promise<void> {
+  return new Promise((ok) => {
+    const done = () => setTimeout(ok, 0);
+    const timeout = setTimeout(done, 100);
+    requestAnimationFrame(() => {
+      clearTimeout(timeout);
+      done();
+    });
+  });
+}
+
+/**
+ * Prepends a result to a page's table (the newest `MAX_ROWS` stay): the cells of a measurement,
+ * or the scenario and the error across the table's other `width - 1` columns.
  */
 export function showResult(tbody: HTMLElement, cells: readonly string[], error: boolean, width: number): void {
   const tr = document.createElement("tr");
@@ -42,4 +65,5 @@ export function showResult(tbody: HTMLElement, cells: readonly string[], error: 
     tr.append(td);
   });
   tbody.prepend(tr);
+  while (tbody.childElementCount > MAX_ROWS) tbody.lastElementChild?.remove();
 }
