@@ -265,6 +265,7 @@ pub const REALTIME_COLUMNS: &[&str] = &[
     "duration_ms_median",
     "duration_ms_ci_lo",
     "duration_ms_ci_hi",
+    "duration_ms_p95",
     "ms_per_message",
     "error",
 ];
@@ -295,6 +296,7 @@ pub fn realtime(report: &Report) -> String {
                 num(millis.map(|s| s.median)),
                 num(ci.map(|c| c.0)),
                 num(ci.map(|c| c.1)),
+                num(r.p95_ms()),
                 num(r.ms_per_message()),
                 r.summary.error.clone().unwrap_or_default(),
             ],

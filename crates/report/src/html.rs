@@ -458,10 +458,11 @@ fn realtime_section(h: &mut String, report: &Report, charts: &[Chart]) {
             let class = if r.failed() { "num failed" } else { "num" };
             put!(
                 h,
-                "<td class=\"{class}\" data-scenario=\"{}\"><strong>{}</strong>{extra}<div class=\"ci\">{}</div></td>",
+                "<td class=\"{class}\" data-scenario=\"{}\"><strong>{}</strong>{extra}<div class=\"ci\">{}</div><div class=\"sub\">{}</div></td>",
                 Esc(r.id()),
                 Esc(&r.time_text()),
-                Esc(&r.ci_text())
+                Esc(&r.ci_text()),
+                Esc(&r.p95_text())
             );
         }
         None => {

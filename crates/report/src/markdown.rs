@@ -108,7 +108,9 @@ fn realtime_section(out: &mut String, report: &Report) {
             let ci = r.ci_text();
             let ci = if ci.is_empty() { ci } else { format!(" [{}]", md(&ci)) };
             let failed = if r.failed() { " (failed)" } else { "" };
-            format!("{}{extra}{ci}{failed}", md(&r.time_text()))
+            let p95 = r.p95_text();
+            let p95 = if p95.is_empty() { p95 } else { format!(", {p95}") };
+            format!("{}{extra}{ci}{p95}{failed}", md(&r.time_text()))
         }
         None => NONE.to_string(),
     };
