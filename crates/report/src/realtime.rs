@@ -53,7 +53,7 @@ pub enum Protocol {
 }
 
 /// Where the page ran against which server: everything a row changes beside its series.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Condition {
     /// HTTP/2 over TLS (HTTP rows of the page served over h2).
     pub h2: bool,
@@ -62,6 +62,25 @@ pub struct Condition {
     pub cpu_throttle: u32,
     /// The server wrote each received text to disk.
     pub disk: bool,
+}
+
+impl Condition {
+    /// The order of the tables: cleartext, TLS, HTTP/2, then the slowed client, then disk writes.
+    fn order(&self) -> (bool, u32, bool, bool) {
+        (self.disk, self.cpu_throttle, self.tls, self.h2)
+    }
+}
+
+impl Ord for Condition {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.order().cmp(&other.order())
+    }
+}
+
+impl PartialOrd for Condition {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// The condition every other is compared with: cleartext HTTP/1.1, a full-speed client, no disk.
@@ -439,6 +458,17 @@ mod tests {
         assert_eq!(ten.p95_text(), "p95 10.0 ms");
         assert_eq!(sweeps[1].condition.label(), "TLS (HTTPS, WSS)");
         assert_eq!(BASE.short(), "cleartext");
+        let tls = Condition { tls: true, ..BASE };
+        let mut all = [
+            Condition { disk: true, ..BASE },
+            Condition { h2: true, ..tls },
+            Condition { cpu_throttle: 4, ..BASE },
+            tls,
+            BASE,
+        ];
+        all.sort();
+        let names: Vec<String> = all.iter().map(Condition::short).collect();
+        assert_eq!(names, ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk"]);
     }
 
     #[test]
