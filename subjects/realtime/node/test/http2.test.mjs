@@ -141,7 +141,7 @@ test("WebSocket and Socket.IO upgrade over HTTP/1.1 on the same port", async () 
   socket.disconnect();
 });
 
-test("a connection that sends garbage instead of the HTTP/2 preface is closed; others go on", async () => {
+test("a connection that sends garbage instead of the HTTP/2 preface is closed; others go on", { timeout: 10_000 }, async () => {
   const url = new URL(String(server.h2));
   const socket = tls.connect({ host: url.hostname, port: Number(url.port), ALPNProtocols: ["h2"], rejectUnauthorized: false });
   await new Promise((resolve, reject) => {

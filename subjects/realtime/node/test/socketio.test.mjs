@@ -2,6 +2,7 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { io } from "socket.io-client";
+import WebSocket from "ws";
 import { startServer, TEXT } from "./helpers.mjs";
 
 /** @type {Awaited<ReturnType<typeof startServer>>} */
@@ -90,6 +91,26 @@ test("a message over 64 KiB disconnects that client; another still works", async
   const fresh = await connect(server.plain);
   assert.equal((await download(fresh, 5)).texts.length, 5);
   fresh.disconnect();
+});
+
+test("malformed Socket.IO packets close only their sender's connection", { timeout: 10_000 }, async () => {
+  const other = await connect(server.plain);
+  // Engine.IO over a raw WebSocket: "40" opens the default namespace; then packets that do not
+  // parse (bad JSON, an unknown packet type, an event without a name).
+  for (const bad of ['42["text", oops', "9nonsense", "42{}"]) {
+    const raw = new WebSocket(`${server.plain.replace(/^http/, "ws")}/socket.io/?EIO=4&transport=websocket`);
+    const opened = new Promise((resolve, reject) => {
+      raw.once("message", (d) => (String(d).startsWith("0{") ? resolve(undefined) : reject(new Error(String(d)))));
+      raw.once("error", reject);
+    });
+    await opened;
+    const closed = new Promise((resolve) => raw.once("close", resolve));
+    raw.send("40");
+    raw.send(bad);
+    await closed;
+  }
+  assert.deepEqual(await upload(other, 5), { received: 5, ok: true });
+  other.disconnect();
 });
 
 test("over TLS (WSS): upload and download of 50 texts", async () => {
