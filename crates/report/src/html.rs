@@ -12,6 +12,7 @@ use crate::model::{Flag, Report, Row, Section};
 use crate::parse;
 use crate::published;
 use crate::realtime;
+use wirebench_core::results::ScenarioSummary;
 
 /// Text escaped for HTML element content and quoted attribute values.
 pub struct Esc<'a>(pub &'a str);
@@ -165,21 +166,7 @@ fn headline(h: &mut String, report: &Report) {
         }
         h.push_str("</div>\n");
     }
-    let failed: Vec<&Row> = report.failed().collect();
-    if !failed.is_empty() {
-        h.push_str("<div class=\"callout failed\" id=\"failures\"><strong>Failed scenarios</strong>\n<ul>\n");
-        for r in failed {
-            put!(
-                h,
-                "<li>{}: <span class=\"err\">{}</span> <span class=\"muted\">({} of {} repeats completed)</span></li>\n",
-                code(r.id()),
-                Esc(r.summary.error.as_deref().unwrap_or("")),
-                r.summary.ok_repeats,
-                report.run.repeats
-            );
-        }
-        h.push_str("</ul></div>\n");
-    }
+    failures(h, "failures", report.failed().map(|r| &r.summary), report.run.repeats);
     for flag in [Flag::Noisy, Flag::InstrumentBound] {
         let ids: Vec<String> = report.flagged(flag).map(|r| code(r.id())).collect();
         if !ids.is_empty() {
@@ -196,6 +183,26 @@ fn headline(h: &mut String, report: &Report) {
 }
 
 /// Callouts about the run as a whole (`Report::warnings`).
+/// A callout listing scenarios with a failed repeat, each with its reason and how many of
+/// `repeats` completed; nothing when there are none.
+fn failures<'a>(h: &mut String, id: &str, failed: impl Iterator<Item = &'a ScenarioSummary>, repeats: u32) {
+    let mut failed = failed.peekable();
+    if failed.peek().is_none() {
+        return;
+    }
+    put!(h, "<div class=\"callout failed\" id=\"{id}\"><strong>Failed scenarios</strong>\n<ul>\n");
+    for s in failed {
+        put!(
+            h,
+            "<li>{}: <span class=\"err\">{}</span> <span class=\"muted\">({} of {repeats} repeats completed)</span></li>\n",
+            code(&s.scenario),
+            Esc(s.error.as_deref().unwrap_or("")),
+            s.ok_repeats
+        );
+    }
+    h.push_str("</ul></div>\n");
+}
+
 fn run_warnings(h: &mut String, report: &Report) {
     for w in report.warnings() {
         put!(h, "<div class=\"callout warn\"><strong>{}</strong> {}</div>\n", Esc(w.title), Esc(&w.detail));
@@ -515,19 +522,7 @@ fn realtime_section(h: &mut String, report: &Report, charts: &[Chart]) {
         }
         h.push_str("</tbody>\n</table></div>\n");
     }
-    let failed: Vec<_> = rt.failed().collect();
-    if !failed.is_empty() {
-        h.push_str("<ul class=\"failures\">\n");
-        for r in failed {
-            put!(
-                h,
-                "<li>{}: <span class=\"err\">{}</span></li>\n",
-                code(r.id()),
-                Esc(r.summary.error.as_deref().unwrap_or(""))
-            );
-        }
-        h.push_str("</ul>\n");
-    }
+    failures(h, "realtime-failures", rt.failed().map(|r| &r.summary), report.run.repeats);
     put!(h, "<p class=\"muted small\">{}</p>\n", Esc(realtime::NOTE));
     for c in charts.iter().filter(|c| c.section == Section::Realtime) {
         figure(h, c);

@@ -234,21 +234,29 @@ impl Series {
 }
 
 impl Condition {
-    /// `Cleartext, HTTP/1.1`, `TLS`, `HTTP/2 over TLS`, `CPU throttled 4×`, `Disk writes`, or a
-    /// combination.
-    pub fn label(&self) -> String {
+    /// What differs from `BASE`, each as a long or a short name.
+    fn parts(&self, long: bool) -> Vec<String> {
+        let name = |l: &str, s: &str| if long { l.to_string() } else { s.to_string() };
         let mut parts = Vec::new();
         if self.h2 {
-            parts.push("HTTP/2 over TLS".to_string());
+            parts.push(name("HTTP/2 over TLS", "h2+TLS"));
         } else if self.tls {
-            parts.push("TLS (HTTPS, WSS)".to_string());
+            parts.push(name("TLS (HTTPS, WSS)", "TLS"));
         }
         if self.cpu_throttle > 1 {
-            parts.push(format!("client CPU throttled {}×", self.cpu_throttle));
+            let r = self.cpu_throttle;
+            parts.push(name(&format!("client CPU throttled {r}×"), &format!("CPU ÷{r}")));
         }
         if self.disk {
-            parts.push("server writes each text to disk".to_string());
+            parts.push(name("server writes each text to disk", "disk"));
         }
+        parts
+    }
+
+    /// `Cleartext, HTTP/1.1, full-speed client`, `TLS (HTTPS, WSS)`, `HTTP/2 over TLS`, `Client
+    /// CPU throttled 4×`, `Server writes each text to disk`, or a combination.
+    pub fn label(&self) -> String {
+        let parts = self.parts(true);
         if parts.is_empty() {
             return "Cleartext, HTTP/1.1, full-speed client".into();
         }
@@ -259,18 +267,7 @@ impl Condition {
 
     /// A short name for chart bars: `cleartext`, `TLS`, `h2+TLS`, `CPU ÷4`, `disk`.
     pub fn short(&self) -> String {
-        let mut parts = Vec::new();
-        if self.h2 {
-            parts.push("h2+TLS".to_string());
-        } else if self.tls {
-            parts.push("TLS".to_string());
-        }
-        if self.cpu_throttle > 1 {
-            parts.push(format!("CPU ÷{}", self.cpu_throttle));
-        }
-        if self.disk {
-            parts.push("disk".to_string());
-        }
+        let parts = self.parts(false);
         if parts.is_empty() {
             "cleartext".into()
         } else {
