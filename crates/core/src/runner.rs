@@ -182,7 +182,7 @@ pub fn run(
         progress,
         writer: &mut writer,
         index: 0,
-        total: scenarios.len() + harnesses.len(),
+        total: scenarios.len() + harnesses.len() * opts.profile.harness_rounds().len(),
     };
 
     // Subjects in the order their first scenario appears.
@@ -218,22 +218,24 @@ pub fn run(
         services.stop_unused(&later);
     }
     services.stop_unused(&[]);
-    for h in &harnesses {
-        ctx.index += 1;
-        // Its own services: those of the scenarios' subjects are stopped by now.
-        let mut services = Services::default();
-        let mut running = Vec::new();
-        match start_for_harness(h, suite, &opts.profile_name, &mut services, launcher, &mut running) {
-            Ok(h) => ctx.harness(&h, launcher)?,
-            Err(e) => {
-                ctx.progress.scenario(ctx.index, ctx.total, &h.id, opts.profile.repeats);
-                ctx.write(ctx.harness_failure(h, e))?;
+    for round in opts.profile.harness_rounds() {
+        for h in &harnesses {
+            ctx.index += 1;
+            // Its own services: those of the scenarios' subjects are stopped by now.
+            let mut services = Services::default();
+            let mut running = Vec::new();
+            match start_for_harness(h, suite, &opts.profile_name, &mut services, launcher, &mut running) {
+                Ok(h) => ctx.harness(&h, launcher, round)?,
+                Err(e) => {
+                    ctx.progress.scenario(ctx.index, ctx.total, &h.id, round.1);
+                    ctx.write(ctx.harness_failure(h, e))?;
+                }
             }
+            for mut subject in running {
+                subject.stop();
+            }
+            services.stop_unused(&[]);
         }
-        for mut subject in running {
-            subject.stop();
-        }
-        services.stop_unused(&[]);
     }
     progress.finish();
     info.finished_at = Some((opts.clock)());
@@ -310,16 +312,17 @@ impl Ctx<'_> {
         Ok(())
     }
 
-    /// Runs a harness, writing each measurement line it prints as it prints it.
-    fn harness(&mut self, h: &HarnessSpec, launcher: &dyn Launcher) -> Result<(), RunError> {
-        self.progress.scenario(self.index, self.total, &h.id, self.opts.profile.repeats);
-        self.progress.phase(Some(self.opts.profile.repeats));
-        let args = [
-            "--repeats".to_string(),
-            self.opts.profile.repeats.to_string(),
-            "--run-id".into(),
-            self.opts.run_id.clone(),
-        ];
+    /// Runs a harness for one round, `(first repeat, count)`, writing each measurement line it
+    /// prints as it prints it; its repeats 1..=count are numbered from the round's first.
+    fn harness(
+        &mut self,
+        h: &HarnessSpec,
+        launcher: &dyn Launcher,
+        (first, count): (u32, u32),
+    ) -> Result<(), RunError> {
+        self.progress.scenario(self.index, self.total, &h.id, count);
+        self.progress.phase(Some(count));
+        let args = ["--repeats".to_string(), count.to_string(), "--run-id".into(), self.opts.run_id.clone()];
         let mut written = 0usize;
         let mut write_error = None;
         let outcome = launcher.harness(h, &args, &mut |line| {
@@ -328,7 +331,13 @@ impl Ctx<'_> {
                     h,
                     format!("harness wrote schema_version {}, expected {SCHEMA_VERSION}", m.schema_version),
                 ),
-                Ok(m) => Measurement { run_id: self.opts.run_id.clone(), suite: self.suite.name.clone(), ..m },
+                Ok(m) => Measurement {
+                    run_id: self.opts.run_id.clone(),
+                    suite: self.suite.name.clone(),
+                    // Repeat 0 is a harness's verification or warm-up row.
+                    repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
+                    ..m
+                },
                 Err(e) => self.harness_failure(h, format!("harness printed a line that is not a measurement: {e}")),
             };
             if write_error.is_none() {

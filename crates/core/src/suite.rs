@@ -90,6 +90,34 @@ pub struct Profile {
     /// Caps `connections` (smoke runs stay light).
     #[serde(default)]
     pub max_connections: Option<u32>,
+    /// Harness repeats are split into this many rounds, each running every harness once with
+    /// its share of the repeats, so that harnesses that measure one thing under different
+    /// conditions (the realtime lab's TLS, HTTP/2, slow-client and disk runs) share the
+    /// machine's drift instead of each getting its own stretch of minutes. Capped at `repeats`.
+    #[serde(default = "one_round")]
+    pub harness_rounds: u32,
+}
+
+fn one_round() -> u32 {
+    1
+}
+
+impl Profile {
+    /// The repeats of each harness round: `repeats` split into `harness_rounds` (at most
+    /// `repeats`) parts, the larger ones first, as (first repeat, count).
+    pub fn harness_rounds(&self) -> Vec<(u32, u32)> {
+        let rounds = self.harness_rounds.clamp(1, self.repeats.max(1));
+        let (base, extra) = (self.repeats / rounds, self.repeats % rounds);
+        let mut first = 1;
+        (0..rounds)
+            .map(|k| {
+                let count = base + u32::from(k < extra);
+                let round = (first, count);
+                first += count;
+                round
+            })
+            .collect()
+    }
 }
 
 fn one() -> f64 {
@@ -525,7 +553,7 @@ impl Suite {
             "full" => (10, 1.0),
             _ => return None,
         };
-        Some(Profile { repeats, scale, max_connections: None })
+        Some(Profile { repeats, scale, max_connections: None, harness_rounds: 1 })
     }
 
     /// Harnesses selected by an optional glob on their id.
@@ -643,6 +671,15 @@ mod tests {
         let s = Suite::parse(text, "s.toml").map_err(|e| e.to_string())?;
         s.check("s.toml", &["http1", "http2"]).map_err(|e| e.to_string())?;
         Ok(s)
+    }
+
+    #[test]
+    fn harness_repeats_split_into_rounds_larger_first() {
+        let p = |repeats, harness_rounds| Profile { repeats, scale: 1.0, max_connections: None, harness_rounds };
+        assert_eq!(p(10, 1).harness_rounds(), [(1, 10)]);
+        assert_eq!(p(10, 3).harness_rounds(), [(1, 4), (5, 3), (8, 3)]);
+        assert_eq!(p(2, 5).harness_rounds(), [(1, 1), (2, 1)], "capped at the repeats");
+        assert_eq!(p(3, 0).harness_rounds(), [(1, 3)], "zero means one");
     }
 
     #[test]
@@ -845,7 +882,7 @@ mod tests {
         let smoke = s.profile("smoke").unwrap();
         let planned = s.plan(&smoke, None);
         assert_eq!(planned[0].requests, Some(5));
-        let tiny = Profile { repeats: 1, scale: 0.0001, max_connections: Some(2) };
+        let tiny = Profile { repeats: 1, scale: 0.0001, max_connections: Some(2), harness_rounds: 1 };
         let planned = s.plan(&tiny, None);
         assert_eq!((planned[0].connections, planned[0].requests), (2, Some(2)));
         assert!(s.plan(&smoke, Some(&glob::Pattern::new("b*").unwrap())).is_empty());

@@ -27,7 +27,9 @@ fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
         assert!(seconds > 0.0 && (rate * seconds - n).abs() < 1e-6 * n, "{}: {seconds} s, {rate}/s", r["scenario"]);
         assert!(r["params"]["runtime"].as_str().unwrap().starts_with("chromium@"));
     }
-    let tls: Vec<&serde_json::Value> = rows.iter().filter(|r| r["params"]["tls"] == true).collect();
+    // TLS over HTTP/1.1 is the `-tls` rows; the `-h2` rows (below) are TLS too.
+    let tls: Vec<&serde_json::Value> =
+        rows.iter().filter(|r| r["params"]["tls"] == true && r["params"]["http"] != "h2").collect();
     assert!(!tls.is_empty() && tls.iter().all(|r| r["scenario"].as_str().unwrap().ends_with("-tls")));
     assert!(rows.iter().any(|r| r["params"]["cpu_throttle"] == 4));
     // HTTP/2: only HTTP rows, over h2 (the page checked each row's requests in its warm-up).

@@ -180,7 +180,19 @@ impl Launcher for MockLauncher {
         args: &[String],
         line: &mut dyn FnMut(&str),
     ) -> Result<(), SupervisorError> {
-        assert_eq!(args[0..2], ["--repeats".to_string(), "3".to_string()]);
+        let repeats: u32 = args[1].parse().unwrap();
+        assert_eq!(args[0], "--repeats");
+        if h.id.starts_with("round-") {
+            self.log.borrow_mut().push(format!("harness {} --repeats {repeats}", h.id));
+            for repeat in 0..=repeats {
+                line(&format!(
+                    r#"{{"schema_version":1,"run_id":"theirs","suite":"x","scenario":"{}","subject":"s","lang":"ts","repeat":{repeat},"status":"ok","metrics":{{"duration_s":1.0}}}}"#,
+                    h.id
+                ));
+            }
+            return Ok(());
+        }
+        assert_eq!(repeats, 3);
         if h.id == "driven" {
             self.log.borrow_mut().push(format!("harness driven: {}", h.command.join(" ")));
             line(
@@ -398,4 +410,58 @@ fn the_instrument_is_bound_when_heavier_than_the_server_or_saturating_its_cpus()
     // Two CPUs for the instrument: the same 2.9 s is half of them.
     assert!(!load(2.9, 2).bound(Some(3.1), 3.0));
     assert!(load(2.9, 1).bound(None, 3.0));
+}
+
+#[test]
+fn harness_rounds_interleave_harnesses_and_number_repeats_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml = r#"
+description = "rounds"
+[profiles.quick]
+repeats = 5
+harness_rounds = 2
+
+[[harnesses]]
+id = "round-a"
+lang = "ts"
+command = ["a"]
+
+[[harnesses]]
+id = "round-b"
+lang = "ts"
+command = ["b"]
+"#;
+    let mut suite = Suite::parse(toml, "rounds.toml").unwrap();
+    suite.name = "rounds".into();
+    suite.check("rounds.toml", &["rounds"]).unwrap();
+    let opts = RunOptions {
+        run_id: "run-2".into(),
+        started_at: "2026-01-01T00:00:00Z".into(),
+        suite_file: "rounds.toml".into(),
+        profile_name: "quick".into(),
+        profile: suite.profile("quick").unwrap(),
+        only: None,
+        out_dir: dir.path().join("out"),
+        cpus: CpuSets::default(),
+        versions: BTreeMap::new(),
+        git_revision: None,
+        clock: fixed_clock,
+    };
+    let launcher = MockLauncher::default();
+    let out = run(&suite, &opts, &launcher, &MockExecutor::default(), &NoProgress::default()).unwrap();
+    assert_eq!(
+        *launcher.log.borrow(),
+        [
+            "harness round-a --repeats 3",
+            "harness round-b --repeats 3",
+            "harness round-a --repeats 2",
+            "harness round-b --repeats 2"
+        ]
+    );
+    let results = Results::read(&out).unwrap();
+    let repeats =
+        |id: &str| -> Vec<u32> { results.measurements.iter().filter(|m| m.scenario == id).map(|m| m.repeat).collect() };
+    // Each round's own repeat 0 (a verification row) stays 0; 1..=count continue the last round.
+    assert_eq!(repeats("round-a"), [0, 1, 2, 3, 0, 4, 5]);
+    assert_eq!(repeats("round-b"), [0, 1, 2, 3, 0, 4, 5]);
 }
