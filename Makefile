@@ -12,7 +12,7 @@ MVN := mvn -q -B
 # The realtime lab's app (Express + Socket.IO + ws).
 REALTIME := subjects/realtime/node
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime parse-page build-formats build-parse build-web bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime parse-page build-formats build-parse build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -44,7 +44,13 @@ build-parse: ## Build the parse lab's Java server (installs formats-java into th
 	subjects/parse/java/build.sh
 	$(CARGO) build --profile unoptimized -p parse-rust --locked
 
-build-web: setup-web ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
+build-wasm: ## Build the wasm lab's WebAssembly module (plain and SIMD) and its JS glue; installs the wasm32 target and wasm-bindgen-cli
+	subjects/kernels/build-wasm.sh
+
+kernels-reference: ## Regenerate the wasm lab's native reference results (subjects/kernels/reference.json)
+	$(CARGO) run --release --locked -p kernels --bin kernels-native -- reference > subjects/kernels/reference.json
+
+build-web: setup-web build-wasm ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
 	cd web && npm run --silent build
 
 parse-page: build ## The parse lab's browser page, by hand: both servers and the page on loopback; prints the URL

@@ -4,7 +4,7 @@ import { resolve } from "node:path";
 import { defineConfig } from "vite";
 
 const root = resolve(import.meta.dirname, "pages");
-const labs = ["parse", "realtime"];
+const labs = ["parse", "realtime", "wasm"];
 /** Labs with a Node row (pages/<lab>/node.ts). */
 const nodeLabs = ["parse"];
 
@@ -29,6 +29,8 @@ export default defineConfig(({ isSsrBuild }) => ({
         target: "es2022",
         rollupOptions: { input: Object.fromEntries(labs.map((lab) => [lab, resolve(root, lab, "index.html")])) },
       },
+  // The wasm lab's Web Worker imports the lab's module (and its wasm builds): an ES module worker.
+  worker: { format: "es" },
   // The Node build bundles every dependency, so dist-node runs without node_modules lookups.
   ssr: { noExternal: true },
 }));

@@ -172,6 +172,12 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "study_us",
     "provider_cpu_s",
     "provider_rss_kb",
+    // The wasm lab: a kernel's time, the copies into and out of wasm memory around it, and a
+    // Web Worker's round trip.
+    "kernel_ms",
+    "copy_in_ms",
+    "copy_out_ms",
+    "roundtrip_ms",
 ];
 
 /// The value of a named metric in one measurement.

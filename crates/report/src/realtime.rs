@@ -338,7 +338,7 @@ impl RealtimeRow {
             median: s.median * 1e3,
             mean: s.mean * 1e3,
             ci: s.ci.map(|(lo, hi)| (lo * 1e3, hi * 1e3)),
-            ..s.clone()
+            ..*s
         })
     }
 

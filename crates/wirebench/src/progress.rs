@@ -110,6 +110,13 @@ impl Progress for Bar {
                 thousands(m.metrics.messages_per_s.unwrap_or(0.0)),
                 format!("{:.2}", m.metrics.duration_s.unwrap_or(0.0) * 1000.0)
             ),
+            // A harness that times one piece of work (the wasm lab's kernels).
+            Status::Ok if m.metrics.rps.is_none() && m.metrics.duration_s.is_some() => format!(
+                "  {:<28} repeat {:>2}  {:>12} ms",
+                m.scenario,
+                m.repeat,
+                format!("{:.3}", m.metrics.duration_s.unwrap_or(0.0) * 1000.0)
+            ),
             Status::Ok => {
                 let p99 = m.metrics.latency_us.as_ref().map_or(0, |l| l.p99);
                 format!(
