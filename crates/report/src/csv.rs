@@ -8,6 +8,7 @@ use crate::cells::LATENCY_METRICS;
 use crate::formats::{ALLOCS, ALLOC_BYTES, DESERIALIZE, SERIALIZE, SIZES};
 use crate::model::{Report, Section};
 use crate::parse::{IO, PARSE, STUDY, TOTAL};
+use crate::wasm::{self, COPY_IN, COPY_OUT, KERNEL, ROUNDTRIP};
 
 /// Writes one table from the report.
 pub type Table = fn(&Report) -> String;
@@ -20,6 +21,7 @@ pub const TABLES: &[(&str, Option<Section>, Table)] = &[
     ("formats.csv", Some(Section::Formats), formats),
     ("parse.csv", Some(Section::Parse), parse),
     ("realtime.csv", Some(Section::Realtime), realtime),
+    ("wasm.csv", Some(Section::Wasm), kernels),
 ];
 
 /// The tables this report writes: those of the sections it shows.
@@ -298,6 +300,67 @@ pub fn realtime(report: &Report) -> String {
                 num(ci.map(|c| c.1)),
                 num(r.p95_ms()),
                 num(r.ms_per_message()),
+                r.summary.error.clone().unwrap_or_default(),
+            ],
+        );
+    }
+    out
+}
+
+/// Header of `wasm.csv`.
+pub const WASM_COLUMNS: &[&str] = &[
+    "scenario",
+    "kernel",
+    "impl",
+    "thread",
+    "crossing",
+    "simd",
+    "width",
+    "height",
+    "len",
+    "runtime",
+    "ok_repeats",
+    "kernel_ms_median",
+    "kernel_ms_ci_lo",
+    "kernel_ms_ci_hi",
+    "copy_in_ms",
+    "copy_out_ms",
+    "roundtrip_ms",
+    "study_js_ms",
+    "study_wasm_ms",
+    "error",
+];
+
+/// `wasm.csv`: one line per kernel and way, in the order they ran, with the study's times.
+pub fn kernels(report: &Report) -> String {
+    let mut out = header(WASM_COLUMNS);
+    for r in &report.wasm.rows {
+        let p =
+            |k: &str| r.summary.params.get(k).map_or(String::new(), |v| v.as_str().map_or(v.to_string(), String::from));
+        let kernel = r.summary.get(KERNEL);
+        let ci = kernel.and_then(|s| s.ci);
+        line(
+            &mut out,
+            &[
+                r.id().to_string(),
+                r.kernel().to_string(),
+                r.way().to_string(),
+                r.thread().to_string(),
+                p("crossing"),
+                p("simd"),
+                p("width"),
+                p("height"),
+                p("len"),
+                r.runtime().unwrap_or_default().to_string(),
+                r.summary.ok_repeats.to_string(),
+                num(kernel.map(|s| s.median)),
+                num(ci.map(|c| c.0)),
+                num(ci.map(|c| c.1)),
+                num(r.median(COPY_IN)),
+                num(r.median(COPY_OUT)),
+                num(r.median(ROUNDTRIP)),
+                num(wasm::study(r.kernel(), wasm::Published::Js)),
+                num(wasm::study(r.kernel(), wasm::Published::Wasm)),
                 r.summary.error.clone().unwrap_or_default(),
             ],
         );

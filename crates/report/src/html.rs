@@ -12,6 +12,7 @@ use crate::model::{Flag, Report, Row, Section};
 use crate::parse;
 use crate::published;
 use crate::realtime;
+use crate::wasm;
 use wirebench_core::results::ScenarioSummary;
 
 /// Text escaped for HTML element content and quoted attribute values.
@@ -76,6 +77,9 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
     }
     if report.shows(Section::Realtime) {
         realtime_section(&mut h, report, charts);
+    }
+    if report.shows(Section::Wasm) {
+        wasm_section(&mut h, report, charts);
     }
     method(&mut h, report);
     let links: Vec<String> = std::iter::once(crate::MARKDOWN_FILE)
@@ -525,6 +529,60 @@ fn realtime_section(h: &mut String, report: &Report, charts: &[Chart]) {
     failures(h, "realtime-failures", rt.failed().map(|r| &r.summary), report.run.repeats);
     put!(h, "<p class=\"muted small\">{}</p>\n", Esc(realtime::NOTE));
     for c in charts.iter().filter(|c| c.section == Section::Realtime) {
+        figure(h, c);
+    }
+    h.push_str("</section>\n");
+}
+
+/// The wasm lab: the study's two tables, ours beside its numbers, and the chart.
+fn wasm_section(h: &mut String, report: &Report, charts: &[Chart]) {
+    let w = &report.wasm;
+    h.push_str("<section id=\"wasm\">\n<h2>WebAssembly vs JavaScript: kernel time</h2>\n");
+    if !report.shows(Section::Load) {
+        run_warnings(h, report);
+    }
+    if let Some(browser) = w.rows.iter().find_map(|r| r.runtime()) {
+        put!(h, "<p class=\"muted\">In {}; the study's numbers are from {}.</p>\n", code(browser), Esc(wasm::SOURCE));
+    }
+    for t in w.tables() {
+        put!(
+            h,
+            "<h3>{}</h3>\n<div class=\"scroll\"><table class=\"wasm\" data-table=\"{}\">\n<thead><tr><th>Kernel</th>",
+            Esc(t.title),
+            t.id
+        );
+        for (label, source) in t.columns {
+            let class = if matches!(source, wasm::Source::Study(_)) { "num study" } else { "num" };
+            put!(h, "<th class=\"{class}\">{}</th>", Esc(label));
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for k in t.kernels {
+            put!(h, "<tr><th scope=\"row\">{}</th>", code(k));
+            for &(_, source) in t.columns {
+                let c = w.cell(k, source);
+                let mut class = String::from("num");
+                if matches!(source, wasm::Source::Study(_)) {
+                    class.push_str(" study");
+                }
+                if c.row.is_some_and(|r| r.failed()) {
+                    class.push_str(" failed");
+                }
+                let scenario = c.row.map_or(String::new(), |r| format!(" data-scenario=\"{}\"", Esc(r.id())));
+                let strong = matches!(source, wasm::Source::Ours { .. } | wasm::Source::Ratio { .. });
+                let text = if strong { format!("<strong>{}</strong>", Esc(&c.text)) } else { Esc(&c.text).to_string() };
+                put!(h, "<td class=\"{class}\"{scenario}>{text}");
+                for line in &c.sub {
+                    put!(h, "<div class=\"ci\">{}</div>", Esc(line));
+                }
+                h.push_str("</td>");
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table></div>\n");
+    }
+    failures(h, "wasm-failures", w.failed().map(|r| &r.summary), report.run.repeats);
+    put!(h, "<p class=\"muted small\">{}</p>\n", Esc(wasm::NOTE));
+    for c in charts.iter().filter(|c| c.section == Section::Wasm) {
         figure(h, c);
     }
     h.push_str("</section>\n");

@@ -17,6 +17,7 @@ mod model;
 mod parse;
 mod published;
 mod realtime;
+mod wasm;
 
 #[cfg(test)]
 mod fixture;
@@ -182,6 +183,55 @@ mod tests {
         assert!(csv.starts_with("scenario,object,parser,provider,format,n,batch,"));
         assert_eq!(csv.lines().count(), 1 + 6);
         assert!(read(&r.markdown).contains("## Decoding: JSON vs BSON"));
+    }
+
+    /// A wasm lab row as the page prints it (`kernel`, `impl`, `thread`; `kernel_ms`).
+    fn wasm_line(kernel: &str, way: &str, thread: &str, repeat: u32, ms: f64) -> String {
+        let id = format!("{kernel}-{way}{}", if thread == "worker" { "-worker" } else { "" });
+        let copies = if way.ends_with("buffer") { r#","copy_in_ms":2.5,"copy_out_ms":2.5"# } else { "" };
+        format!(
+            r#"{{"schema_version":1,"run_id":"r","suite":"wasm","scenario":"{id}","subject":"kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
+            s = ms / 1e3
+        )
+    }
+
+    #[test]
+    fn wasm_rows_get_the_study_tables_beside_its_numbers_csv_and_chart() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for repeat in 1..=3 {
+            let jitter = 1.0 + f64::from(repeat) / 100.0;
+            for (way, ms) in [("js", 30.0), ("wasm", 20.0), ("wasm-buffer", 12.0), ("native", 9.0)] {
+                writeln!(f, "{}", wasm_line("grayscale", way, "main", repeat, ms * jitter)).unwrap();
+            }
+            for (way, ms) in [("js", 6.0), ("wasm", 18.0)] {
+                writeln!(f, "{}", wasm_line("small", way, "worker", repeat, ms * jitter)).unwrap();
+            }
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let section = element(&html, r#"<section id="wasm">"#, "</section>");
+        let filters = element(section, r#"data-table="filters""#, "</table>");
+        // Ours (median of 30.6 ms, JS ÷ wasm 1.5×) beside the study's (23.6 ms, 0.897×).
+        assert!(
+            filters.contains("<strong>30.6 ms</strong>") && filters.contains("<strong>1.50×</strong>"),
+            "{filters}"
+        );
+        assert!(filters.contains("23.6 ms") && filters.contains("0.897×"), "the study's numbers: {filters}");
+        assert!(filters.contains("copies 2.50 ms + 2.50 ms"), "the buffer row's copies: {filters}");
+        let workers = element(section, r#"data-table="workers""#, "</table>");
+        assert!(workers.contains("<strong>0.333×</strong>") && workers.contains("43.1 ms"), "{workers}");
+        assert!(section.contains(r#"id="chart-wasm-speedup""#));
+        // The wasm rows stay out of the load table.
+        let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
+        assert!(!scenarios.contains("grayscale-js"));
+        let csv = read(&dir.path().join("wasm.csv"));
+        assert!(csv.starts_with("scenario,kernel,impl,thread,"));
+        assert_eq!(csv.lines().count(), 1 + 6);
+        assert!(csv.contains(",23.6,26.3,"), "the study's times per row: {csv}");
+        assert!(read(&r.markdown).contains("## WebAssembly vs JavaScript: kernel time"));
     }
 
     /// A realtime lab row as the page prints it (a `lab` parameter, `duration_s`).

@@ -11,6 +11,7 @@ use crate::model::{Flag, Report, Section};
 use crate::parse;
 use crate::published;
 use crate::realtime;
+use crate::wasm;
 
 macro_rules! put {
     ($out:expr, $($arg:tt)*) => {
@@ -96,7 +97,52 @@ pub fn summary(report: &Report) -> String {
         out.push('\n');
         realtime_section(&mut out, report);
     }
+    if report.shows(Section::Wasm) {
+        out.push('\n');
+        wasm_section(&mut out, report);
+    }
     out
+}
+
+/// The wasm lab: the study's two tables with ours beside its numbers.
+fn wasm_section(out: &mut String, report: &Report) {
+    let w = &report.wasm;
+    out.push_str(
+        "## WebAssembly vs JavaScript: kernel time
+
+",
+    );
+    if let Some(browser) = w.rows.iter().find_map(|r| r.runtime()) {
+        put!(out, "In {}; the study's numbers are from {}.\n\n", code(browser), wasm::SOURCE);
+    }
+    for t in w.tables() {
+        put!(out, "### {}\n\n| Kernel |", t.title);
+        for (label, _) in t.columns {
+            put!(out, " {} |", md(label));
+        }
+        put!(out, "\n|---|{}\n", "--:|".repeat(t.columns.len()));
+        for k in t.kernels {
+            let cells: Vec<String> = t
+                .columns
+                .iter()
+                .map(|&(_, source)| {
+                    let c = w.cell(k, source);
+                    let failed = if c.row.is_some_and(|r| r.failed()) { " (failed)" } else { "" };
+                    if c.sub.is_empty() {
+                        format!("{}{failed}", md(&c.text))
+                    } else {
+                        format!("{} [{}]{failed}", md(&c.text), md(&c.sub.join("; ")))
+                    }
+                })
+                .collect();
+            put!(out, "| {} | {} |\n", code(k), cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    for r in w.failed() {
+        put!(out, "- {}: {}\n", code(r.id()), md(r.summary.error.as_deref().unwrap_or("")));
+    }
+    put!(out, "{}\n", wasm::NOTE);
 }
 
 /// The realtime lab: a table of N against series per condition, then the header sweep.

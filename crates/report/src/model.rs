@@ -14,6 +14,7 @@ use crate::format;
 use crate::formats::Formats;
 use crate::parse::{self, Parse};
 use crate::realtime::{self, Realtime};
+use crate::wasm::{self, Wasm};
 use crate::ReportError;
 
 /// A results directory, summarised.
@@ -30,6 +31,8 @@ pub struct Report {
     pub parse: Parse,
     /// The realtime lab's rows (summaries with `lab = "realtime"`).
     pub realtime: Realtime,
+    /// The wasm lab's rows (summaries with `kernel` and `impl`).
+    pub wasm: Wasm,
     pub claims: Vec<Judged>,
     /// The fastest closed-model scenario per payload group.
     pub headline: Vec<Group>,
@@ -55,6 +58,8 @@ pub enum Section {
     Parse,
     /// The realtime lab's tables and charts.
     Realtime,
+    /// The wasm lab's two tables and its chart.
+    Wasm,
 }
 
 /// One scenario as the report shows it.
@@ -170,12 +175,14 @@ impl Report {
         };
         let (harness, rest): (Vec<_>, Vec<_>) = summaries.into_iter().partition(|s| s.format.is_some());
         let (parsed, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(parse::is_parse);
-        let (timed, load): (Vec<_>, Vec<_>) = rest.into_iter().partition(realtime::is_realtime);
+        let (timed, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(realtime::is_realtime);
+        let (kernels, load): (Vec<_>, Vec<_>) = rest.into_iter().partition(wasm::is_wasm);
         let rows: Vec<Row> = load.into_iter().map(Row::of).collect();
         let headline = headline(&rows);
         let torn_last_line = results.torn_last_line;
         let (formats, parse, realtime) = (Formats::of(harness), Parse::of(parsed), Realtime::of(timed));
-        Report { run: results.run, suite, rows, formats, parse, realtime, claims, headline, torn_last_line }
+        let wasm = Wasm::of(kernels);
+        Report { run: results.run, suite, rows, formats, parse, realtime, wasm, claims, headline, torn_last_line }
     }
 
     /// The run did not finish, a measurement line was cut off, or the suite could not be read.
@@ -206,11 +213,16 @@ impl Report {
     pub fn shows(&self, section: Section) -> bool {
         match section {
             Section::Load => {
-                !self.rows.is_empty() || (self.formats.is_empty() && self.parse.is_empty() && self.realtime.is_empty())
+                !self.rows.is_empty()
+                    || (self.formats.is_empty()
+                        && self.parse.is_empty()
+                        && self.realtime.is_empty()
+                        && self.wasm.is_empty())
             }
             Section::Formats => !self.formats.is_empty(),
             Section::Parse => !self.parse.is_empty(),
             Section::Realtime => !self.realtime.is_empty(),
+            Section::Wasm => !self.wasm.is_empty(),
         }
     }
 
@@ -221,6 +233,7 @@ impl Report {
             + formats
             + self.parse.rows().filter(|r| r.failed()).count()
             + self.realtime.failed().count()
+            + self.wasm.failed().count()
     }
 
     /// Rows with a failed repeat.

@@ -13,6 +13,7 @@ mod parse;
 mod payload;
 mod realtime;
 mod rps;
+mod wasm;
 
 use std::ops::Range;
 
@@ -40,6 +41,7 @@ pub const CHARTS: &[(&str, &str, Section, Draw)] = &[
     ("realtime-by-n", "Time for N messages against N", Section::Realtime, realtime::draw_by_n),
     ("realtime-headers", "Extra request headers", Section::Realtime, realtime::draw_headers),
     ("realtime-conditions", "TLS, HTTP/2, a slow client and disk writes", Section::Realtime, realtime::draw_conditions),
+    ("wasm-speedup", "JavaScript ÷ WebAssembly: the study and ours", Section::Wasm, wasm::draw),
 ];
 
 /// Draws one chart from the report; the title is the registry's.
