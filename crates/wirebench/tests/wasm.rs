@@ -63,7 +63,19 @@ fn wasm_lab_smoke_verifies_and_times_every_kernel_in_chromium() {
     assert!(row("contrast-js")["params"]["runtime"].as_str().unwrap().starts_with("chromium@"));
 
     let report = std::fs::read_to_string(&html).unwrap();
-    for claim in ["wasm-wins-blur", "wasm-loses-light-worker", "boundary-costs-light-worker"] {
-        assert!(report.contains(claim), "the report judges {claim}");
+    let section = &report[report.find(r#"<section id="wasm">"#).expect("a wasm section")..];
+    for table in ["filters", "workers"] {
+        assert!(section.contains(&format!(r#"data-table="{table}""#)), "the {table} table");
+    }
+    assert!(section.contains(r#"data-scenario="blur-wasm-simd-buffer""#) && section.contains(r#"id="chart-wasm-speedup""#));
+    assert!(html.with_file_name("wasm.csv").is_file());
+    // Every claim of the suite was judged on the smoke rows (a verdict, not "not judged").
+    let claims = std::fs::read_to_string(html.with_file_name("claims.csv")).unwrap();
+    assert_eq!(claims.lines().count(), 1 + 8, "{claims}");
+    for line in claims.lines().skip(1) {
+        assert!(
+            ["confirmed", "refuted", "inconclusive"].iter().any(|v| line.contains(&format!(",{v},"))),
+            "judged: {line}"
+        );
     }
 }
