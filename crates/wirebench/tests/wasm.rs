@@ -67,7 +67,9 @@ fn wasm_lab_smoke_verifies_and_times_every_kernel_in_chromium() {
     for table in ["filters", "workers"] {
         assert!(section.contains(&format!(r#"data-table="{table}""#)), "the {table} table");
     }
-    assert!(section.contains(r#"data-scenario="blur-wasm-simd-buffer""#) && section.contains(r#"id="chart-wasm-speedup""#));
+    assert!(
+        section.contains(r#"data-scenario="blur-wasm-simd-buffer""#) && section.contains(r#"id="chart-wasm-speedup""#)
+    );
     assert!(html.with_file_name("wasm.csv").is_file());
     // Every claim of the suite was judged on the smoke rows (a verdict, not "not judged").
     let claims = std::fs::read_to_string(html.with_file_name("claims.csv")).unwrap();
