@@ -97,6 +97,10 @@ setup-ghz:
 lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
+	@# The wasm lab's module is compiled only for wasm32: lint it there too, when the target is installed.
+	@if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then \
+	  echo "cargo clippy --target wasm32-unknown-unknown -p kernels"; \
+	  CARGO_TARGET_DIR=target/wasm-plain $(CARGO) clippy --locked --target wasm32-unknown-unknown -p kernels --lib -- -D warnings; fi
 	cd web && npx tsc --noEmit
 	@cd $(FORMATS_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
 	cd $(FORMATS_GO) && go vet ./...

@@ -255,25 +255,33 @@ fn fixed_clock() -> String {
     "2026-01-01T00:00:01Z".into()
 }
 
-#[test]
-fn whole_run_writes_exactly_what_the_mock_measured() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut suite = Suite::parse(SUITE, "mock.toml").unwrap();
-    suite.name = "mock".into();
-    suite.check("mock.toml", &["mock"]).unwrap();
+/// The suite `toml`, named after its file `<name>.toml` and checked, and options that run its
+/// `quick` profile into `dir/out`.
+fn quick_run(toml: &str, name: &str, dir: &std::path::Path) -> (Suite, RunOptions) {
+    let file = format!("{name}.toml");
+    let mut suite = Suite::parse(toml, &file).unwrap();
+    suite.name = name.into();
+    suite.check(&file, &[name]).unwrap();
     let opts = RunOptions {
-        run_id: "run-1".into(),
+        run_id: format!("run-{name}"),
         started_at: "2026-01-01T00:00:00Z".into(),
-        suite_file: "mock.toml".into(),
+        suite_file: file,
         profile_name: "quick".into(),
         profile: suite.profile("quick").unwrap(),
         only: None,
-        out_dir: dir.path().join("out"),
+        out_dir: dir.join("out"),
         cpus: CpuSets::default(),
         versions: BTreeMap::new(),
         git_revision: None,
         clock: fixed_clock,
     };
+    (suite, opts)
+}
+
+#[test]
+fn whole_run_writes_exactly_what_the_mock_measured() {
+    let dir = tempfile::tempdir().unwrap();
+    let (suite, opts) = quick_run(SUITE, "mock", dir.path());
     let exec = MockExecutor::default();
     let launcher = MockLauncher::default();
     let out = run(&suite, &opts, &launcher, &exec, &NoProgress::default()).unwrap();
@@ -340,7 +348,7 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
         ..results
     };
     let codec = &results.measurements[6];
-    assert_eq!((codec.run_id.as_str(), codec.suite.as_str()), ("run-1", "mock"), "the runner's ids win");
+    assert_eq!((codec.run_id.as_str(), codec.suite.as_str()), ("run-mock", "mock"), "the runner's ids win");
     assert_eq!(codec.metrics.extra["size_gzip_bytes"], 7.0);
     assert!(results.measurements[9]
         .error
@@ -431,22 +439,7 @@ id = "round-b"
 lang = "ts"
 command = ["b"]
 "#;
-    let mut suite = Suite::parse(toml, "rounds.toml").unwrap();
-    suite.name = "rounds".into();
-    suite.check("rounds.toml", &["rounds"]).unwrap();
-    let opts = RunOptions {
-        run_id: "run-2".into(),
-        started_at: "2026-01-01T00:00:00Z".into(),
-        suite_file: "rounds.toml".into(),
-        profile_name: "quick".into(),
-        profile: suite.profile("quick").unwrap(),
-        only: None,
-        out_dir: dir.path().join("out"),
-        cpus: CpuSets::default(),
-        versions: BTreeMap::new(),
-        git_revision: None,
-        clock: fixed_clock,
-    };
+    let (suite, opts) = quick_run(toml, "rounds", dir.path());
     let launcher = MockLauncher::default();
     let out = run(&suite, &opts, &launcher, &MockExecutor::default(), &NoProgress::default()).unwrap();
     assert_eq!(
