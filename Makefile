@@ -62,7 +62,7 @@ run: setup build ## Run the protocols suite (quick profile) and print the report
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-formats test-parse test-realtime test-web ## Every test: Rust (the parse and realtime labs' smoke runs in Chromium included), the formats harnesses, the Java and Node servers, browser report test
+test: setup build test-rust test-formats test-parse test-realtime test-web ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium included), the formats harnesses, the Java and Node servers, browser report test
 
 test-rust:
 	$(CARGO) test --workspace --locked
