@@ -183,7 +183,16 @@ impl Launcher for Supervisor {
             ports.insert(port_name.clone(), free_port()?);
         }
         let own = Placeholders::own(&dir.display().to_string(), &ports);
-        let command = own.fill_all(&spec.command).map_err(failed)?;
+        // A project script (`subjects/…/service.sh`) is named relative to the project root, as
+        // subjects' programs are; the service itself runs in its own directory.
+        let fill = |argv: &[String]| -> Result<Vec<String>, SupervisorError> {
+            let mut argv = own.fill_all(argv).map_err(failed)?;
+            if argv[0].contains('/') && Path::new(&argv[0]).is_relative() {
+                argv[0] = self.root.join(&argv[0]).display().to_string();
+            }
+            Ok(argv)
+        };
+        let command = fill(&spec.command)?;
         let env = own.fill_map(&spec.env).map_err(failed)?;
         let program = find_program(&command[0]).ok_or_else(|| SupervisorError::Missing {
             service: name.into(),
@@ -197,7 +206,7 @@ impl Launcher for Supervisor {
                 .map_err(|e| failed(format!("cannot write {}: {e}", path.display())))?;
         }
         for step in &spec.setup {
-            let step = own.fill_all(step).map_err(failed)?;
+            let step = fill(step)?;
             let out = helper_command(&step, &dir, &env)
                 .output()
                 .map_err(|e| failed(format!("setup `{}`: {e}", step.join(" "))))?;
@@ -223,7 +232,7 @@ impl Launcher for Supervisor {
                 service.wait_ready(spec.ready_timeout_s, check, || port_accepts(port))?;
             }
             Ready::Command(argv) => {
-                let argv = own.fill_all(argv).map_err(failed)?;
+                let argv = fill(argv)?;
                 let check = format!("`{}` kept failing", argv.join(" "));
                 let dir = service.dir.clone().unwrap_or_default();
                 service.wait_ready(spec.ready_timeout_s, check, || command_succeeds(&argv, &dir, &env))?;
@@ -332,7 +341,7 @@ pub fn resolve_program(program: &str, workdir: &Path) -> PathBuf {
     }
 }
 
-/// A service's program: a path as given, a bare name on PATH, else in the system directories
+/// A service's program: a path as given (the project root's when relative), a bare name on PATH, else in the system directories
 /// Debian installs servers to (`/usr/sbin`, PostgreSQL's versioned `bin`).
 fn find_program(program: &str) -> Option<PathBuf> {
     let is_file = |p: &Path| p.is_file();

@@ -29,7 +29,8 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct ServiceSpec {
     /// argv, run directly (no shell), so it gets the runner's death signal; a bare name is looked
-    /// up on PATH and then in /usr/sbin and /usr/lib/postgresql/*/bin.
+    /// up on PATH and then in /usr/sbin and /usr/lib/postgresql/*/bin, a relative path (a project
+    /// script) from the project root. The same for `setup` and a `ready` command.
     pub command: Vec<String>,
     /// Names of the loopback ports the runner picks for it.
     pub ports: Vec<String>,

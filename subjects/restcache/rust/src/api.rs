@@ -1,0 +1,208 @@
+//! The HTTP API of subjects/restcache/openapi.yaml: routes, the contract's checks in its order
+//! (path → API key → body → item), and its JSON answers.
+
+use axum::body::{to_bytes, Body};
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde_json::json;
+use uuid::Uuid;
+
+use crate::store::{Created, Item, Store};
+
+/// Bodies over this are answered 413.
+const MAX_BODY_BYTES: usize = 1 << 20;
+/// Keys over this many bytes of UTF-8 are answered 400.
+const MAX_KEY_BYTES: usize = 1024;
+
+/// The service's routes over `store`.
+pub fn router(store: Store) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route("/api/", get(new_api_key))
+        .route("/api/{api_key}", get(list))
+        .route("/api/{api_key}/{key}", get(read).post(create).put(update).delete(delete))
+        .with_state(store)
+}
+
+/// A contract answer that is not a success: its status and `{"error": …}`.
+struct Failure(StatusCode, String);
+
+impl Failure {
+    fn new(status: StatusCode, message: impl Into<String>) -> Failure {
+        Failure(status, message.into())
+    }
+}
+
+impl IntoResponse for Failure {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+impl From<anyhow::Error> for Failure {
+    /// A store error: 500, and one line on stderr (never client input's fault).
+    fn from(e: anyhow::Error) -> Failure {
+        eprintln!("restcache-rust: store error: {e:#}");
+        Failure::new(StatusCode::INTERNAL_SERVER_ERROR, "store error")
+    }
+}
+
+type Answer = Result<Response, Failure>;
+
+async fn health(State(store): State<Store>) -> Answer {
+    store.ping().await?;
+    Ok("ok".into_response())
+}
+
+async fn new_api_key(State(store): State<Store>) -> Answer {
+    let api = Uuid::new_v4();
+    store.add_api_key(api).await?;
+    Ok(Json(json!({ "apiKey": api.to_string() })).into_response())
+}
+
+async fn list(State(store): State<Store>, path: Result<Path<String>, PathRejection>) -> Answer {
+    let api = path.map_err(bad_path)?.0;
+    let api = known_api_key(&store, &api).await?;
+    Ok(Json(store.list(api).await?).into_response())
+}
+
+async fn read(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>) -> Answer {
+    let (api, key) = item_path(&store, path).await?;
+    match store.get(api, key.clone()).await? {
+        Some(value) => Ok(Json(Item { key, value }).into_response()),
+        None => Err(no_item()),
+    }
+}
+
+async fn create(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>, body: Body) -> Answer {
+    let (api, key) = item_path(&store, path).await?;
+    let value = value_of(body).await?;
+    match store.create(api, key.clone(), value.clone()).await? {
+        Created::Yes => Ok((StatusCode::CREATED, Json(Item { key, value })).into_response()),
+        Created::AlreadyThere => Err(Failure::new(StatusCode::CONFLICT, "the item exists: update it with PUT")),
+    }
+}
+
+async fn update(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>, body: Body) -> Answer {
+    let (api, key) = item_path(&store, path).await?;
+    let value = value_of(body).await?;
+    if store.update(api, key.clone(), value.clone()).await? {
+        Ok(Json(Item { key, value }).into_response())
+    } else {
+        Err(no_item())
+    }
+}
+
+async fn delete(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>) -> Answer {
+    let (api, key) = item_path(&store, path).await?;
+    if store.delete(api, key).await? {
+        Ok(StatusCode::NO_CONTENT.into_response())
+    } else {
+        Err(no_item())
+    }
+}
+
+fn no_item() -> Failure {
+    Failure::new(StatusCode::NOT_FOUND, "no such item")
+}
+
+fn bad_path(e: PathRejection) -> Failure {
+    Failure::new(StatusCode::BAD_REQUEST, format!("bad path: {}", e.body_text()))
+}
+
+/// The checks of an item's path, in the contract's order: both parts well formed (400), then the
+/// API key issued (404).
+async fn item_path(store: &Store, path: Result<Path<(String, String)>, PathRejection>) -> Result<(Uuid, String), Failure> {
+    let (api, key) = path.map_err(bad_path)?.0;
+    let api = api_key_of(&api)?;
+    check_key(&key)?;
+    if !store.api_key_exists(api).await? {
+        return Err(unknown_api_key());
+    }
+    Ok((api, key))
+}
+
+async fn known_api_key(store: &Store, text: &str) -> Result<Uuid, Failure> {
+    let api = api_key_of(text)?;
+    if store.api_key_exists(api).await? {
+        Ok(api)
+    } else {
+        Err(unknown_api_key())
+    }
+}
+
+fn unknown_api_key() -> Failure {
+    Failure::new(StatusCode::NOT_FOUND, "unknown API key: get one from GET /api/")
+}
+
+/// A canonical UUID (8-4-4-4-12 hex digits, either case); other spellings `Uuid::parse_str`
+/// accepts (braces, URNs, no dashes) are malformed here.
+fn api_key_of(text: &str) -> Result<Uuid, Failure> {
+    let malformed = || Failure::new(StatusCode::BAD_REQUEST, "malformed API key: expected a UUID");
+    let canonical = text.len() == 36
+        && text.bytes().enumerate().all(|(i, b)| if [8, 13, 18, 23].contains(&i) { b == b'-' } else { b.is_ascii_hexdigit() });
+    if !canonical {
+        return Err(malformed());
+    }
+    Uuid::parse_str(text).map_err(|_| malformed())
+}
+
+fn check_key(key: &str) -> Result<(), Failure> {
+    if key.len() > MAX_KEY_BYTES {
+        return Err(Failure::new(StatusCode::BAD_REQUEST, format!("key longer than {MAX_KEY_BYTES} bytes")));
+    }
+    if key.contains('\0') || key.contains('/') {
+        return Err(Failure::new(StatusCode::BAD_REQUEST, "a key may not hold U+0000 or '/'"));
+    }
+    Ok(())
+}
+
+/// The body's string `value`: 413 over 1 MiB, 400 for anything but a JSON object with one.
+async fn value_of(body: Body) -> Result<String, Failure> {
+    let bytes = to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|_| Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "body over 1 MiB"))?;
+    let doc: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, format!("body is not JSON: {e}")))?;
+    match doc.get("value") {
+        Some(serde_json::Value::String(v)) => Ok(v.clone()),
+        _ => Err(Failure::new(StatusCode::BAD_REQUEST, "body needs a string `value`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_canonical_uuids_are_api_keys() {
+        let good = ["f0778bae-2902-4ff6-93fa-9776403ecb0f", "F0778BAE-2902-4FF6-93FA-9776403ECB0F"];
+        for k in good {
+            assert_eq!(api_key_of(k).unwrap().to_string(), good[0], "{k}");
+        }
+        let bad = [
+            "",
+            "f0778bae29024ff693fa9776403ecb0f",
+            "{f0778bae-2902-4ff6-93fa-9776403ecb0f}",
+            "urn:uuid:f0778bae-2902-4ff6-93fa-9776403ecb0f",
+            "f0778bae-2902-4ff6-93fa-9776403ecb0g",
+            "f0778bae+2902-4ff6-93fa-9776403ecb0f",
+        ];
+        for k in bad {
+            assert_eq!(api_key_of(k).unwrap_err().0, StatusCode::BAD_REQUEST, "{k}");
+        }
+    }
+
+    #[test]
+    fn keys_are_checked_for_length_and_forbidden_characters() {
+        assert!(check_key(&"k".repeat(1024)).is_ok());
+        assert!(check_key("'; DROP TABLE cache; --").is_ok());
+        for bad in ["k".repeat(1025), "a\0b".into(), "a/b".into()] {
+            assert_eq!(check_key(&bad).unwrap_err().0, StatusCode::BAD_REQUEST);
+        }
+    }
+}
