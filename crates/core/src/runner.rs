@@ -196,7 +196,7 @@ pub fn run(
     for (i, &name) in subjects.iter().enumerate() {
         let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
         let spec = &suite.subjects[name];
-        match start_subject(name, suite, &mut services, launcher) {
+        match start_subject(name, suite, &opts.out_dir, &mut services, launcher) {
             Err(e) => {
                 for s in mine {
                     ctx.index += 1;
@@ -224,7 +224,7 @@ pub fn run(
             // Its own services: those of the scenarios' subjects are stopped by now.
             let mut services = Services::default();
             let mut running = Vec::new();
-            match start_for_harness(h, suite, &opts.profile_name, &mut services, launcher, &mut running) {
+            match start_for_harness(h, suite, opts, &mut services, launcher, &mut running) {
                 Ok(h) => ctx.harness(&h, launcher, round)?,
                 Err(e) => {
                     ctx.progress.scenario(ctx.index, ctx.total, &h.id, round.1);
@@ -558,38 +558,45 @@ impl Services {
 fn start_for_harness(
     h: &HarnessSpec,
     suite: &Suite,
-    profile: &str,
+    opts: &RunOptions,
     services: &mut Services,
     launcher: &dyn Launcher,
     running: &mut Vec<Box<dyn RunningSubject>>,
 ) -> Result<HarnessSpec, String> {
     let mut placeholders = Placeholders::default();
-    placeholders.values.insert("profile".into(), profile.into());
+    placeholders.values.insert("profile".into(), opts.profile_name.clone());
     for name in &h.subjects {
-        let subject = start_subject(name, suite, services, launcher)?;
+        let subject = start_subject(name, suite, &opts.out_dir, services, launcher)?;
         placeholders.add_service(name, &Placeholders::ports(subject.ports()));
         running.push(subject);
     }
     Ok(HarnessSpec { command: placeholders.fill_all(&h.command)?, ..h.clone() })
 }
 
-/// Starts subject `name` after the services it names, with their placeholders filled in.
+/// Starts subject `name` after the services it names, with their placeholders and its own
+/// `{dir}` (`subject-<name>/` in the run's directory, created when named: an embedded
+/// database's file) filled in.
 fn start_subject(
     name: &str,
     suite: &Suite,
+    out_dir: &Path,
     services: &mut Services,
     launcher: &dyn Launcher,
 ) -> Result<Box<dyn RunningSubject>, String> {
     let spec = &suite.subjects[name];
-    let spec = resolve(spec, &services.start(&spec.services, suite, launcher)?)?;
+    let mut placeholders = services.start(&spec.services, suite, launcher)?;
+    // Absolute, since a subject may run from its own working directory.
+    let dir = std::path::absolute(out_dir.join(format!("subject-{name}"))).map_err(|e| e.to_string())?;
+    if spec.command.iter().chain(spec.env.values()).any(|t| t.contains("{dir}")) {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    placeholders.values.insert("dir".into(), dir.display().to_string());
+    let spec = resolve(spec, &placeholders)?;
     launcher.start(name, &spec).map_err(|e| e.to_string())
 }
 
-/// A subject's spec with the placeholders of its services filled in.
+/// A subject's spec with its placeholders filled in.
 fn resolve(spec: &SubjectSpec, placeholders: &Placeholders) -> Result<SubjectSpec, String> {
-    if spec.services.is_empty() {
-        return Ok(spec.clone());
-    }
     Ok(SubjectSpec {
         command: placeholders.fill_all(&spec.command)?,
         env: placeholders.fill_map(&spec.env)?,

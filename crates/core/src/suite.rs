@@ -398,6 +398,7 @@ impl Suite {
                 );
             }
             let mut sample = Placeholders::default();
+            sample.values.insert("dir".into(), "/dir".into());
             for service in &s.services {
                 let Some(spec) = self.services.get(service) else {
                     return bad(format!("subjects.{name}.services"), format!("no service named `{service}`"));

@@ -116,7 +116,10 @@ fn bad_path(e: PathRejection) -> Failure {
 
 /// The checks of an item's path, in the contract's order: both parts well formed (400), then the
 /// API key issued (404).
-async fn item_path(store: &Store, path: Result<Path<(String, String)>, PathRejection>) -> Result<(Uuid, String), Failure> {
+async fn item_path(
+    store: &Store,
+    path: Result<Path<(String, String)>, PathRejection>,
+) -> Result<(Uuid, String), Failure> {
     let (api, key) = path.map_err(bad_path)?.0;
     let api = api_key_of(&api)?;
     check_key(&key)?;
@@ -144,7 +147,10 @@ fn unknown_api_key() -> Failure {
 fn api_key_of(text: &str) -> Result<Uuid, Failure> {
     let malformed = || Failure::new(StatusCode::BAD_REQUEST, "malformed API key: expected a UUID");
     let canonical = text.len() == 36
-        && text.bytes().enumerate().all(|(i, b)| if [8, 13, 18, 23].contains(&i) { b == b'-' } else { b.is_ascii_hexdigit() });
+        && text
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| if [8, 13, 18, 23].contains(&i) { b == b'-' } else { b.is_ascii_hexdigit() });
     if !canonical {
         return Err(malformed());
     }
@@ -169,6 +175,9 @@ async fn value_of(body: Body) -> Result<String, Failure> {
     let doc: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, format!("body is not JSON: {e}")))?;
     match doc.get("value") {
+        Some(serde_json::Value::String(v)) if v.contains('\0') => {
+            Err(Failure::new(StatusCode::BAD_REQUEST, "a value may not hold U+0000"))
+        }
         Some(serde_json::Value::String(v)) => Ok(v.clone()),
         _ => Err(Failure::new(StatusCode::BAD_REQUEST, "body needs a string `value`")),
     }

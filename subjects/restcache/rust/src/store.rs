@@ -47,7 +47,10 @@ impl Store {
                 .build(manager)
                 .context("cannot open the SQLite file")?;
             let store = Store::Sqlite(pool);
-            store.sqlite(|c| c.execute_batch(SQLITE_SCHEMA).map_err(Into::into)).await.context("cannot create the schema")?;
+            store
+                .sqlite(|c| c.execute_batch(SQLITE_SCHEMA).map_err(Into::into))
+                .await
+                .context("cannot create the schema")?;
             Ok(store)
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let config: tokio_postgres::Config = url.parse().context("not a PostgreSQL URL")?;
@@ -56,7 +59,8 @@ impl Store {
                 tokio_postgres::NoTls,
                 deadpool_postgres::ManagerConfig { recycling_method: deadpool_postgres::RecyclingMethod::Fast },
             );
-            let pool = deadpool_postgres::Pool::builder(manager).max_size(pool).build().context("cannot build the pool")?;
+            let pool =
+                deadpool_postgres::Pool::builder(manager).max_size(pool).build().context("cannot build the pool")?;
             let client = pool.get().await.context("cannot connect")?;
             client.batch_execute(POSTGRES_SCHEMA).await.context("cannot create the schema")?;
             Ok(Store::Postgres(pool))
@@ -93,8 +97,10 @@ impl Store {
         match self {
             Store::Sqlite(_) => {
                 let api = api.to_string();
-                self.sqlite(move |c| Ok(c.prepare_cached("INSERT INTO api (key) VALUES (?1)")?.execute([api]).map(drop)?))
-                    .await
+                self.sqlite(move |c| {
+                    Ok(c.prepare_cached("INSERT INTO api (key) VALUES (?1)")?.execute([api]).map(drop)?)
+                })
+                .await
             }
             Store::Postgres(_) => {
                 let c = self.pg().await?;
@@ -172,8 +178,9 @@ impl Store {
             Store::Sqlite(_) => {
                 let api = api.to_string();
                 self.sqlite(move |c| {
-                    let mut st =
-                        c.prepare_cached("INSERT INTO cache (api, key, value) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING")?;
+                    let mut st = c.prepare_cached(
+                        "INSERT INTO cache (api, key, value) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                    )?;
                     Ok(st.execute(rusqlite::params![api, key, value])?)
                 })
                 .await?
@@ -206,7 +213,9 @@ impl Store {
             Store::Postgres(_) => {
                 let c = self.pg().await?;
                 let st = c
-                    .prepare_cached("UPDATE cache SET doc = jsonb_build_object('value', $3::text) WHERE api = $1 AND key = $2")
+                    .prepare_cached(
+                        "UPDATE cache SET doc = jsonb_build_object('value', $3::text) WHERE api = $1 AND key = $2",
+                    )
                     .await?;
                 Ok(c.execute(&st, &[&api, &key, &value]).await? == 1)
             }
@@ -219,7 +228,9 @@ impl Store {
             Store::Sqlite(_) => {
                 let api = api.to_string();
                 self.sqlite(move |c| {
-                    Ok(c.prepare_cached("DELETE FROM cache WHERE api = ?1 AND key = ?2")?.execute(rusqlite::params![api, key])? == 1)
+                    Ok(c.prepare_cached("DELETE FROM cache WHERE api = ?1 AND key = ?2")?
+                        .execute(rusqlite::params![api, key])?
+                        == 1)
                 })
                 .await
             }

@@ -1,0 +1,52 @@
+//! The contract against every implementation of suites/restcache.toml on both stores, each
+//! started as the runner starts it: from the suite's own subject definitions, PostgreSQL from its
+//! service definition (through the real Supervisor). The implementations are built by `make
+//! build` (`make test` builds first).
+
+use std::path::{Path, PathBuf};
+
+use restcache_contract::Service;
+use wirebench_core::suite::{Placeholders, Suite};
+use wirebench_core::supervisor::{Launcher, Supervisor};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..").canonicalize().unwrap()
+}
+
+#[test]
+fn every_implementation_passes_the_contract_on_both_stores() {
+    let root = workspace();
+    let suite = Suite::load(&root.join("suites/restcache.toml"), &wirebench_load::driver_ids()).unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let supervisor = Supervisor { root, log_dir: runs.path().into(), cpus: vec![] };
+    let mut postgres =
+        supervisor.start_service("postgres", &suite.services["postgres"]).unwrap_or_else(|e| panic!("{e}"));
+    let mut placeholders = Placeholders::default();
+    let pg_dir = postgres.dir().unwrap().display().to_string();
+    placeholders.add_service("postgres", &Placeholders::own(&pg_dir, postgres.ports()));
+
+    assert!(suite.subjects.len() >= 4, "four implementations x two stores: {:?}", suite.subjects.keys());
+    let mut failures = vec![];
+    for (name, spec) in &suite.subjects {
+        let dir = runs.path().join(format!("subject-{name}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut placeholders = placeholders.clone();
+        placeholders.values.insert("dir".into(), dir.display().to_string());
+        let mut spec = spec.clone();
+        spec.command = placeholders.fill_all(&spec.command).unwrap();
+        let mut subject = match supervisor.start(name, &spec) {
+            Ok(s) => s,
+            Err(e) => {
+                failures.push(format!("{name}: {e} (built? run `make build`)"));
+                continue;
+            }
+        };
+        let service = Service::new(&format!("http://127.0.0.1:{}", subject.ports()["plain"])).unwrap();
+        for (check, why) in service.check_all() {
+            failures.push(format!("{name}: {check}: {why}"));
+        }
+        subject.stop();
+    }
+    postgres.stop();
+    assert!(failures.is_empty(), "contract failures:\n{}", failures.join("\n"));
+}
