@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::machine;
 use crate::results::{ResultsError, ResultsWriter};
-use crate::schema::{CpuSets, Latency, Measurement, Metrics, RunInfo, Status, SCHEMA_VERSION};
+use crate::schema::{CpuSets, Latency, Measurement, Metrics, RunInfo, Status, StepMetrics, SCHEMA_VERSION};
 use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite};
 use crate::supervisor::{Launcher, RunningSubject};
 
@@ -76,6 +76,11 @@ pub struct LoadResult {
     pub first_message: Option<Latency>,
     /// The first wrong answer, to explain errors.
     pub first_error: Option<String>,
+    /// Open model: latency from the actual send times (`latency` is from the intended ones).
+    pub latency_uncorrected: Option<Latency>,
+    /// Thread groups: completed iterations and each step's numbers.
+    pub iterations: Option<u64>,
+    pub steps: Vec<StepMetrics>,
 }
 
 /// Sends load; implemented by the load engine and by mocks.
@@ -482,6 +487,10 @@ fn metrics(r: &LoadResult, server: &ServerUse, load: &Load) -> Metrics {
         bytes_received: Some(r.bytes_received),
         latency_us: Some(r.latency.clone()),
         first_message_us: r.first_message.clone(),
+        latency_uncorrected_us: r.latency_uncorrected.clone(),
+        iterations: r.iterations,
+        iterations_per_s: r.iterations.map(per_s),
+        steps: (!r.steps.is_empty()).then(|| r.steps.clone()),
         cpu_s: server.cpu_s,
         rss_kb: server.rss_kb,
         service_cpu_s: server.service_cpu_s,

@@ -81,6 +81,19 @@ pub struct Metrics {
     /// server streams, SSE); absent for rows whose calls carry one message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_message_us: Option<Latency>,
+    /// Open model: latency from each request's actual send time (service time), beside
+    /// `latency_us` from its intended send time (response time), as wrk2's `--u_latency`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_uncorrected_us: Option<Latency>,
+    /// Thread groups: iterations the virtual users completed (every step answered as expected).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations_per_s: Option<f64>,
+    /// Thread groups: each step's count, errors and latency by label (JMeter's aggregate
+    /// report); `requests`, `errors` and `latency_us` are their totals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steps: Option<Vec<StepMetrics>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serialize_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -110,6 +123,18 @@ pub struct Metrics {
     /// Further numeric metrics of in-process harnesses (`size_gzip_bytes`, `alloc_bytes`, ...).
     #[serde(default, flatten)]
     pub extra: BTreeMap<String, f64>,
+}
+
+/// One step of a thread group, over a measurement.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepMetrics {
+    pub label: String,
+    /// Answers with the expected status.
+    pub requests: u64,
+    /// Wrong status, I/O error, or a capture that found nothing.
+    pub errors: u64,
+    pub latency_us: Latency,
 }
 
 /// Latency distribution from an HDR histogram, in microseconds. In the open model the latency

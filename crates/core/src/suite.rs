@@ -2,9 +2,11 @@
 //! Parsing turns any mistake into one line naming the file, the key and what is wrong.
 //! `[[matrix]]` tables are expanded into scenarios first (`matrix`).
 
+pub mod groups;
 mod matrix;
 mod services;
 
+pub use groups::{GroupSpec, Script};
 pub use services::{FileSpec, Placeholders, Ready, ServiceSpec};
 
 use std::collections::BTreeMap;
@@ -35,6 +37,9 @@ pub struct Suite {
     pub scenario_defaults: Option<toml::Table>,
     #[serde(default)]
     pub scenarios: Vec<Scenario>,
+    /// Thread groups: scripted virtual users a scenario can run (`groups`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub groups: BTreeMap<String, GroupSpec>,
     /// In-process measurements (codecs, kernels): commands that print measurement lines.
     #[serde(default)]
     pub harnesses: Vec<HarnessSpec>,
@@ -188,7 +193,20 @@ pub struct Scenario {
     pub port: Option<String>,
     #[serde(default = "default_method")]
     pub method: String,
+    /// The request's path; empty for a scenario that runs a group.
+    #[serde(default)]
     pub path: String,
+    /// A thread group (`groups`) its connections run as virtual users, instead of one request;
+    /// `requests` then counts the users' iterations.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    /// Users start evenly over this many seconds (JMeter's ramp-up); the measured interval
+    /// includes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_up_s: Option<f64>,
+    /// The group's script, resolved when the suite loads.
+    #[serde(skip)]
+    pub script: Option<std::sync::Arc<Script>>,
     /// Request body of this many bytes (deterministic filler), for POST/PUT ...
     #[serde(default)]
     pub body_bytes: Option<usize>,
@@ -359,6 +377,7 @@ impl Suite {
         let mut suite = Suite::parse(&text, &file)?;
         suite.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         suite.check(&file, drivers)?;
+        suite.attach_scripts(&file, Path::new("."))?;
         Ok(suite)
     }
 
@@ -472,8 +491,28 @@ impl Suite {
             if matches!(sc.rate, Some(r) if r <= 0.0) {
                 return bad(key("rate"), "must be positive".into());
             }
-            if !sc.path.starts_with('/') {
-                return bad(key("path"), "must start with /".into());
+            match &sc.group {
+                None if !sc.path.starts_with('/') => return bad(key("path"), "must start with /".into()),
+                Some(g) if !self.groups.contains_key(g) => {
+                    return bad(key("group"), format!("no group named `{g}` in groups"))
+                }
+                Some(_)
+                    if !sc.path.is_empty()
+                        || sc.body.is_some()
+                        || sc.body_bytes.is_some()
+                        || sc.body_file.is_some() =>
+                {
+                    return bad(
+                        key("path"),
+                        "a scenario that runs a group takes its requests from the group's steps".into(),
+                    )
+                }
+                _ => {}
+            }
+            if matches!(sc.ramp_up_s, Some(r) if r < 0.0 || !r.is_finite())
+                || (sc.ramp_up_s.is_some() && sc.group.is_none())
+            {
+                return bad(key("ramp_up_s"), "must be 0 or more, on a scenario that runs a group".into());
             }
             if [sc.body_bytes.is_some(), sc.body.is_some(), sc.body_file.is_some()].iter().filter(|&&b| b).count() > 1 {
                 return bad(key("body"), "set at most one of `body`, `body_file` and `body_bytes`".into());
@@ -560,6 +599,20 @@ impl Suite {
     /// Harnesses selected by an optional glob on their id.
     pub fn harnesses_matching(&self, only: Option<&glob::Pattern>) -> Vec<HarnessSpec> {
         self.harnesses.iter().filter(|h| only.is_none_or(|p| p.matches(&h.id))).cloned().collect()
+    }
+
+    /// Builds every group's script (data read from under `root`) and gives each scenario that
+    /// runs a group its script.
+    pub fn attach_scripts(&mut self, file: &str, root: &Path) -> Result<(), SuiteError> {
+        let scripts = groups::scripts(&self.groups, root).map_err(|(key, message)| SuiteError::Invalid {
+            file: file.to_string(),
+            key,
+            message,
+        })?;
+        for sc in &mut self.scenarios {
+            sc.script = sc.group.as_ref().map(|g| scripts[g].clone());
+        }
+        Ok(())
     }
 
     /// Scenarios selected by an optional glob on their id, with the profile applied.

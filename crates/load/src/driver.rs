@@ -75,6 +75,13 @@ pub trait Channel {
     /// Sends the request and reads the whole answer; keeps the body if `keep_body`.
     async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError>;
 
+    /// Sends `request` instead of the scenario's own (a thread group's step: each has its own
+    /// method, path and body) and reads the whole answer. Drivers that cannot refuse.
+    async fn exchange_request(&mut self, request: &RequestSpec, keep_body: bool) -> Result<Reply, LoadError> {
+        let _ = (request, keep_body);
+        Err(LoadError::Unsupported("this driver cannot run thread groups (steps need http1)".into()))
+    }
+
     /// Ends the channel's session when the load is over (a WebSocket close handshake); most
     /// protocols need nothing. The worker bounds it in time and ignores its errors.
     async fn close(&mut self) -> Result<(), LoadError> {

@@ -5,6 +5,7 @@
 pub mod driver;
 pub mod drivers;
 pub mod io;
+mod script;
 pub mod tls;
 pub mod worker;
 
@@ -154,6 +155,8 @@ impl Executor for LoadEngine {
             expect: s.expect.clone(),
             threads: self.threads,
             live,
+            script: s.script.clone(),
+            ramp_up: Duration::from_secs_f64(s.ramp_up_s.unwrap_or(0.0)),
         };
         worker::run(&job).map_err(|e| e.to_string())
     }
@@ -168,6 +171,9 @@ pub fn verify(new_driver: Constructor, s: &Scenario, target: &Target) -> Result<
         let counters = std::rc::Rc::new(io::Counters::default());
         let request = std::rc::Rc::new(request_of(s, target)?);
         let mut channels = (new_driver)().connect(target, &request, 1, &counters).await?;
+        if let Some(script) = &s.script {
+            return verify_script(channels[0].as_mut(), script, &request).await;
+        }
         for _ in 0..2 {
             let reply = tokio::time::timeout(Duration::from_secs(30), channels[0].exchange(true))
                 .await
@@ -179,6 +185,31 @@ pub fn verify(new_driver: Constructor, s: &Scenario, target: &Target) -> Result<
         let _ = tokio::time::timeout(worker::CLOSE_TIMEOUT, channels[0].close()).await;
         Ok(())
     })
+}
+
+/// Runs every branch of a thread group's script once, as one user: each step must answer as
+/// its `expect` says and yield its captures.
+async fn verify_script(
+    channel: &mut dyn driver::Channel,
+    script: &wirebench_core::suite::Script,
+    request: &RequestSpec,
+) -> Result<(), LoadError> {
+    let steps = script.labels().len();
+    let histograms = std::rc::Rc::new(std::cell::RefCell::new(worker::Histograms::new(steps)));
+    let tally = std::rc::Rc::new(std::cell::RefCell::new(worker::Tally::for_steps(steps)));
+    let mut user = script::User::new(script);
+    let now = std::time::Instant::now();
+    for ticket in 0..script.order.len() as u64 {
+        let iteration = script::iteration(channel, script, request, &mut user, ticket, now, false, &histograms, &tally);
+        let completed = tokio::time::timeout(Duration::from_secs(30), iteration)
+            .await
+            .map_err(|_| LoadError::Protocol("an iteration took over 30 s".into()))??;
+        if !completed {
+            let why = tally.borrow().first_error.clone().unwrap_or_default();
+            return Err(LoadError::Protocol(why));
+        }
+    }
+    Ok(())
 }
 
 /// How `reply` differs from `expect`, or `None` when it is right. The SHA-256 is checked when the

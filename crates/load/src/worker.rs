@@ -2,7 +2,12 @@
 //! connections spread over the threads, and per channel a loop that takes a stop condition
 //! (request count or duration) and an optional constant arrival rate. In the open model each
 //! request's latency is measured from its intended send time, so a stalled server shows up in
-//! the percentiles instead of silently lowering the request rate (coordinated omission, wrk2).
+//! the percentiles instead of silently lowering the request rate (coordinated omission, wrk2);
+//! the latency from the actual send time is kept beside it (wrk2's `--u_latency`).
+//!
+//! A job with a thread group's script runs the same loop with an iteration as its unit: each
+//! channel is a virtual user that starts after its share of the ramp-up and runs the group's
+//! steps in turn (`script`), each step verified, timed and counted under its label.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -14,10 +19,11 @@ use hdrhistogram::Histogram;
 
 use crate::driver::{Channel, RequestSpec};
 use crate::io::Counters;
+use crate::script::{self, User};
 use crate::LoadError;
 use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
-use wirebench_core::schema::Latency;
-use wirebench_core::suite::Expect;
+use wirebench_core::schema::{Latency, StepMetrics};
+use wirebench_core::suite::{Expect, Script};
 
 /// An answer slower than this counts as an error and ends its channel (see `TIMEOUT_SLACK`).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -38,22 +44,38 @@ pub struct Job<'a> {
     pub expect: Expect,
     pub threads: usize,
     pub live: &'a AtomicU64,
+    /// A thread group's script: each connection is a user looping over its steps.
+    pub script: Option<std::sync::Arc<Script>>,
+    /// Users (connections) start evenly over this long.
+    pub ramp_up: Duration,
 }
 
 struct Shared<'a> {
     job: &'a Job<'a>,
     issued: AtomicU64,
+    /// Users started so far, for each one's place in the ramp-up.
+    users: AtomicU64,
     barrier: Barrier,
     start: OnceLock<Instant>,
 }
 
 #[derive(Default)]
-struct Tally {
-    requests: u64,
+pub(crate) struct Tally {
+    pub(crate) requests: u64,
     messages: u64,
-    errors: u64,
-    first_error: Option<String>,
+    pub(crate) errors: u64,
+    pub(crate) first_error: Option<String>,
     last_done: Option<Instant>,
+    iterations: u64,
+    /// Per step of a script: (right answers, errors).
+    pub(crate) steps: Vec<(u64, u64)>,
+}
+
+impl Tally {
+    /// An empty tally for a script of `steps` steps.
+    pub(crate) fn for_steps(steps: usize) -> Tally {
+        Tally { steps: vec![(0, 0); steps], ..Tally::default() }
+    }
 }
 
 struct ThreadResult {
@@ -66,7 +88,13 @@ struct ThreadResult {
 /// Runs a job to its stop condition and returns what was measured.
 pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     let threads = job.threads.clamp(1, job.plan.connections.max(1) as usize);
-    let shared = Shared { job, issued: AtomicU64::new(0), barrier: Barrier::new(threads), start: OnceLock::new() };
+    let shared = Shared {
+        job,
+        issued: AtomicU64::new(0),
+        users: AtomicU64::new(0),
+        barrier: Barrier::new(threads),
+        start: OnceLock::new(),
+    };
     let results: Vec<Result<ThreadResult, LoadError>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -82,15 +110,19 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
             .collect()
     });
     let start = *shared.start.get().ok_or_else(|| LoadError::Protocol("no load thread started".into()))?;
-    let mut histogram = new_histogram();
-    let mut first = new_histogram();
+    let labels = job.script.as_ref().map(|s| s.labels()).unwrap_or_default();
+    let mut all = Histograms::new(labels.len());
+    let mut steps = vec![(0, 0); labels.len()];
     let mut out = LoadResult::default();
     let mut end = start;
     for r in results {
         let r = r?;
-        let merge = |e| LoadError::Protocol(format!("histogram merge: {e}"));
-        histogram.add(&r.histograms.latency).map_err(merge)?;
-        first.add(&r.histograms.first).map_err(merge)?;
+        all.add(&r.histograms)?;
+        for (total, (ok, errors)) in steps.iter_mut().zip(&r.tally.steps) {
+            total.0 += ok;
+            total.1 += errors;
+        }
+        out.iterations = job.script.as_ref().map(|_| out.iterations.unwrap_or(0) + r.tally.iterations);
         out.requests += r.tally.requests;
         out.messages += r.tally.messages;
         out.errors += r.tally.errors;
@@ -100,12 +132,19 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         end = end.max(r.tally.last_done.unwrap_or(start));
     }
     out.duration = end - start;
-    out.latency = latency(&histogram);
-    out.first_message = (!first.is_empty()).then(|| latency(&first));
+    out.latency = latency(&all.latency);
+    out.first_message = (!all.first.is_empty()).then(|| latency(&all.first));
+    out.latency_uncorrected = job.plan.rate.map(|_| latency(&all.uncorrected));
+    out.steps = labels
+        .into_iter()
+        .zip(steps)
+        .zip(&all.steps)
+        .map(|((label, (requests, errors)), h)| StepMetrics { label, requests, errors, latency_us: latency(h) })
+        .collect();
     Ok(out)
 }
 
-fn new_histogram() -> Histogram<u64> {
+pub(crate) fn new_histogram() -> Histogram<u64> {
     Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
 }
 
@@ -153,8 +192,9 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
         if let Some(e) = failure {
             return Err(e);
         }
-        let histograms = Rc::new(RefCell::new(Histograms { latency: new_histogram(), first: new_histogram() }));
-        let tally = Rc::new(RefCell::new(Tally::default()));
+        let steps = job.script.as_ref().map_or(0, |s| s.labels().len());
+        let histograms = Rc::new(RefCell::new(Histograms::new(steps)));
+        let tally = Rc::new(RefCell::new(Tally::for_steps(steps)));
         // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
         let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histograms.clone(), tally.clone()));
         futures_util::future::join_all(loops).await;
@@ -168,11 +208,36 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
 /// How long a channel may take to end its session after the load (see `Channel::close`).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// A load thread's latency histograms: per call, and to the first message of streaming calls.
+/// A load thread's latency histograms: per call (in the open model from the intended and from
+/// the actual send time), to the first message of streaming calls, and per step of a script.
 #[derive(Clone)]
-struct Histograms {
-    latency: Histogram<u64>,
+pub(crate) struct Histograms {
+    pub(crate) latency: Histogram<u64>,
+    pub(crate) uncorrected: Histogram<u64>,
     first: Histogram<u64>,
+    pub(crate) steps: Vec<Histogram<u64>>,
+}
+
+impl Histograms {
+    pub(crate) fn new(steps: usize) -> Histograms {
+        Histograms {
+            latency: new_histogram(),
+            uncorrected: new_histogram(),
+            first: new_histogram(),
+            steps: (0..steps).map(|_| new_histogram()).collect(),
+        }
+    }
+
+    fn add(&mut self, other: &Histograms) -> Result<(), LoadError> {
+        let merge = |e| LoadError::Protocol(format!("histogram merge: {e}"));
+        self.latency.add(&other.latency).map_err(merge)?;
+        self.uncorrected.add(&other.uncorrected).map_err(merge)?;
+        self.first.add(&other.first).map_err(merge)?;
+        for (mine, theirs) in self.steps.iter_mut().zip(&other.steps) {
+            mine.add(theirs).map_err(merge)?;
+        }
+        Ok(())
+    }
 }
 
 async fn channel_loop(
@@ -199,6 +264,13 @@ async fn calls(
         Stop::Duration(d) => Some(start + d),
         Stop::Requests(_) => None,
     };
+    let mut user = job.script.as_ref().map(|s| User::new(s));
+    if user.is_some() && !job.ramp_up.is_zero() {
+        // User k of n starts k/n of the way through the ramp-up.
+        let k = shared.users.fetch_add(1, Ordering::Relaxed);
+        let delay = job.ramp_up.mul_f64(k as f64 / f64::from(job.plan.connections.max(1)));
+        tokio::time::sleep_until((start + delay).into()).await;
+    }
     let mut watchdog = Box::pin(tokio::time::sleep(REQUEST_TIMEOUT));
     // One clock read per request in the closed model: the previous answer's arrival is the next
     // send time (and "now" for the stop condition and the watchdog).
@@ -228,6 +300,39 @@ async fn calls(
         if watchdog.deadline() < now + (REQUEST_TIMEOUT - TIMEOUT_SLACK) {
             watchdog.as_mut().reset(now + REQUEST_TIMEOUT);
         }
+        if let (Some(user), Some(script)) = (user.as_mut(), job.script.as_deref()) {
+            let open = job.plan.rate.is_some();
+            let iteration =
+                script::iteration(channel, script, &job.request, user, ticket, sent_at, open, &histograms, &tally);
+            let outcome = tokio::select! {
+                biased;
+                result = iteration => Ok(result),
+                () = &mut watchdog => Err(()),
+            };
+            let done = Instant::now();
+            last = done;
+            let mut t = tally.borrow_mut();
+            t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
+            match outcome {
+                Ok(Ok(completed)) => {
+                    if completed {
+                        t.iterations += 1;
+                        job.live.fetch_add(1, Ordering::Relaxed);
+                    }
+                    continue;
+                }
+                Ok(Err(e)) => {
+                    t.errors += 1;
+                    t.first_error.get_or_insert(e.to_string());
+                }
+                Err(()) => {
+                    t.errors += 1;
+                    let limit = (REQUEST_TIMEOUT - TIMEOUT_SLACK).as_secs();
+                    t.first_error.get_or_insert(format!("an iteration took over {limit} s"));
+                }
+            }
+            return; // the connection is unusable
+        }
         let outcome = tokio::select! {
             biased;
             reply = channel.exchange(false) => Ok(reply),
@@ -247,6 +352,9 @@ async fn calls(
                     let us = (done - sent_at).as_micros() as u64;
                     let mut h = histograms.borrow_mut();
                     h.latency.saturating_record(us.max(1));
+                    if job.plan.rate.is_some() {
+                        h.uncorrected.saturating_record(((done - now.into_std()).as_micros() as u64).max(1));
+                    }
                     if let Some(first) = reply.first_at {
                         let us = first.saturating_duration_since(sent_at).as_micros() as u64;
                         h.first.saturating_record(us.max(1));

@@ -31,6 +31,9 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         port: None,
         method: args.method.clone(),
         path,
+        group: None,
+        ramp_up_s: None,
+        script: None,
         body_bytes: args.body_bytes,
         body: None,
         body_file: args.body_file.clone(),
@@ -67,12 +70,29 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received, "cpu_s": cpu_s,
             "latency_us": {"min": l.min, "p50": l.p50, "p90": l.p90, "p99": l.p99, "p999": l.p999, "max": l.max, "mean": l.mean},
             "first_message_us": r.first_message.as_ref().map(|f| serde_json::json!({"p50": f.p50, "p99": f.p99, "max": f.max})),
+            "latency_uncorrected_us": r.latency_uncorrected.as_ref().map(|u| serde_json::json!({"min": u.min, "p50": u.p50, "p90": u.p90, "p99": u.p99, "p999": u.p999, "max": u.max, "mean": u.mean})),
             "first_error": r.first_error,
         });
         println!("{v}");
     } else {
         println!("requests {}  errors {}  duration {secs:.3} s  {rps:.0} req/s", r.requests, r.errors);
-        println!("latency µs: min {} p50 {} p90 {} p99 {} p99.9 {} max {}", l.min, l.p50, l.p90, l.p99, l.p999, l.max);
+        match &r.latency_uncorrected {
+            // The open model: response time from the schedule, service time from the actual send.
+            Some(u) => {
+                println!(
+                    "latency µs from intended send (corrected): min {} p50 {} p90 {} p99 {} p99.9 {} max {}",
+                    l.min, l.p50, l.p90, l.p99, l.p999, l.max
+                );
+                println!(
+                    "latency µs from actual send (uncorrected): min {} p50 {} p90 {} p99 {} p99.9 {} max {}",
+                    u.min, u.p50, u.p90, u.p99, u.p999, u.max
+                );
+            }
+            None => println!(
+                "latency µs: min {} p50 {} p90 {} p99 {} p99.9 {} max {}",
+                l.min, l.p50, l.p90, l.p99, l.p999, l.max
+            ),
+        }
         if let Some(f) = &r.first_message {
             println!("first message µs: p50 {} p99 {} max {}", f.p50, f.p99, f.max);
         }

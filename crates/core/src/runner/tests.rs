@@ -247,6 +247,7 @@ impl Executor for MockExecutor {
             latency: Latency { min: 90, p50: 100, p90: 110, p99: 150, p999: 200, max: 300, mean: 101.0, curve: vec![] },
             first_message: None,
             first_error: (errors > 0).then(|| "status 500, expected 200".into()),
+            ..LoadResult::default()
         })
     }
 }

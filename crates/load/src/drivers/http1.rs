@@ -178,6 +178,19 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Channel for H1<S> {
         // TLS streams may hold written bytes (and the handshake's last flight) until flushed;
         // for TCP this is a no-op.
         self.io.flush().await.map_err(LoadError::Io)?;
+        self.reply(keep_body).await
+    }
+
+    async fn exchange_request(&mut self, request: &RequestSpec, keep_body: bool) -> Result<Reply, LoadError> {
+        self.io.write_all(&serialize(request)).await.map_err(LoadError::Io)?;
+        self.io.flush().await.map_err(LoadError::Io)?;
+        self.reply(keep_body).await
+    }
+}
+
+impl<S: AsyncRead + AsyncWrite + Unpin> H1<S> {
+    /// Reads one response.
+    async fn reply(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
         let (head_len, status, framing) = loop {
             let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
             let mut resp = httparse::Response::new(&mut headers);
