@@ -430,7 +430,89 @@ fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
         let r = measure(&s, plan, tls);
         assert_eq!(r.requests, 100, "{label}");
         assert!(r.duration >= Duration::from_millis(99), "{label}: {:?}", r.duration);
+        // Service time (from the actual send) never exceeds response time (from the schedule).
+        let u = r.latency_uncorrected.as_ref().expect("the open model keeps the uncorrected latency");
+        assert!(u.min >= 1 && u.p50 <= r.latency.p50 && u.max <= r.latency.max, "{label}: {u:?} {:?}", r.latency);
     }
+}
+
+/// A thread group's script from TOML groups, as a suite builds it.
+fn script_of(groups: &str, name: &str) -> Arc<wirebench_core::suite::Script> {
+    let groups: std::collections::BTreeMap<String, wirebench_core::suite::GroupSpec> = toml::from_str(groups).unwrap();
+    wirebench_core::suite::groups::scripts(&groups, std::path::Path::new(".")).unwrap()[name].clone()
+}
+
+const GROUPS: &str = r#"
+[echo]
+data = { rows = 5, seed = 7, columns = { key = 8 } }
+steps = [
+  { label = "send", method = "POST", path = "/echo", body = '{"n":"{key}"}', capture = { got = "/n" } },
+  { label = "bytes", path = "/bytes/3", expect = { body_bytes = 3 } },
+  { label = "send back", method = "POST", path = "/echo", body = '{"n":"{got}"}', expect = { body_bytes = 16 } },
+]
+
+[broken]
+steps = [
+  { label = "fine", path = "/bytes/1" },
+  { label = "fails", path = "/fail" },
+  { label = "never", path = "/bytes/2" },
+]
+
+[both]
+mix = { echo = 2, broken = 1 }
+"#;
+
+#[test]
+fn thread_groups_run_steps_with_variables_and_count_each_step() {
+    let mut s = scenario("http1", false, "");
+    s.script = Some(script_of(GROUPS, "echo"));
+    let target = target_of("http1", false);
+    let engine = LoadEngine { threads: 2 };
+    engine.verify(&s, &target).unwrap();
+    let plan = Plan { connections: 3, streams: 1, stop: Stop::Requests(30), rate: None };
+    let live = AtomicU64::new(0);
+    let r = engine.measure(&s, &plan, &target, &live).unwrap();
+    assert_eq!((r.iterations, r.requests, r.errors), (Some(30), 90, 0), "{r:?}");
+    assert_eq!(live.load(std::sync::atomic::Ordering::Relaxed), 30, "progress counts iterations");
+    let steps: Vec<(&str, u64, u64)> = r.steps.iter().map(|x| (x.label.as_str(), x.requests, x.errors)).collect();
+    assert_eq!(steps, [("send", 30, 0), ("bytes", 30, 0), ("send back", 30, 0)]);
+    assert!(r.steps.iter().all(|x| x.latency_us.min >= 1 && x.latency_us.p50 <= x.latency_us.max));
+
+    // A wrong answer is its step's error and ends the iteration; the verification names it.
+    s.script = Some(script_of(GROUPS, "both"));
+    let err = engine.verify(&s, &target).unwrap_err();
+    assert_eq!(err, "step `broken: fails`: status 500, expected 200");
+    let r = engine.measure(&s, &plan, &target, &AtomicU64::new(0)).unwrap();
+    let steps: Vec<(&str, u64, u64)> = r.steps.iter().map(|x| (x.label.as_str(), x.requests, x.errors)).collect();
+    // Weights 2:1 over 30 iterations: 20 echo, 10 broken (each failing at its second step);
+    // a mix's members in name order.
+    let expected = [
+        ("broken: fine", 10, 0),
+        ("broken: fails", 0, 10),
+        ("broken: never", 0, 0),
+        ("echo: send", 20, 0),
+        ("echo: bytes", 20, 0),
+        ("echo: send back", 20, 0),
+    ];
+    assert_eq!(steps, expected);
+    assert_eq!((r.iterations, r.requests, r.errors), (Some(20), 70, 10));
+}
+
+#[test]
+fn thread_group_users_ramp_up_and_unsupported_drivers_refuse_steps() {
+    let mut s = scenario("http1", false, "");
+    s.script = Some(script_of(GROUPS, "echo"));
+    s.ramp_up_s = Some(0.3);
+    let plan = Plan { connections: 3, streams: 1, stop: Stop::Duration(Duration::from_millis(100)), rate: None };
+    let r = LoadEngine { threads: 1 }.measure(&s, &plan, &target_of("http1", false), &AtomicU64::new(0)).unwrap();
+    // The third user starts 0.2 s in, after the 0.1 s of load: it never runs.
+    assert!(r.iterations.unwrap() > 0 && r.errors == 0, "{r:?}");
+    assert!(r.duration < Duration::from_millis(300), "{:?}", r.duration);
+
+    let mut s = scenario("http2", false, "");
+    s.script = Some(script_of(GROUPS, "echo"));
+    let err = LoadEngine { threads: 1 }.verify(&s, &target_of("http2", false)).unwrap_err();
+    assert!(err.contains("cannot run thread groups"), "{err}");
 }
 
 #[test]

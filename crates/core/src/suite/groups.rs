@@ -371,3 +371,78 @@ fn hex_digit(state: &mut u64) -> char {
     z ^= z >> 31;
     char::from_digit((z & 15) as u32, 16).expect("a hex digit")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn groups(text: &str) -> BTreeMap<String, GroupSpec> {
+        toml::from_str(text).unwrap()
+    }
+
+    fn error(text: &str) -> (String, String) {
+        scripts(&groups(text), std::path::Path::new(".")).unwrap_err()
+    }
+
+    #[test]
+    fn variables_must_be_columns_or_earlier_captures() {
+        let (key, message) = error(
+            r#"[g]
+steps = [{ label = "a", path = "/x/{api}" }, { label = "b", path = "/", capture = { api = "/apiKey" } }]"#,
+        );
+        assert_eq!(key, "groups.g.steps[0].path");
+        assert!(message.starts_with("unknown variable `{api}`"), "{message}");
+        // JSON braces are text, not variables.
+        let s = scripts(
+            &groups(
+                r#"[g]
+data = { rows = 2, seed = 1, columns = { k = 4 } }
+steps = [{ label = "a", path = "/{k}", body = '{"value": "{k}"}', capture = { api = "/apiKey" } },
+         { label = "b", path = "/{api}/{k}" }]"#,
+            ),
+            std::path::Path::new("."),
+        )
+        .unwrap();
+        let g = &s["g"];
+        assert_eq!(g.slots, ["k", "api"]);
+        let slots = vec!["abcd".to_string(), "K".to_string()];
+        let steps = &g.branches[0].steps;
+        assert_eq!(steps[0].body.as_ref().unwrap().render(&slots), r#"{"value": "abcd"}"#);
+        assert_eq!(steps[1].path.render(&slots), "/K/abcd");
+    }
+
+    #[test]
+    fn mixes_name_groups_of_steps_and_spread_their_weights() {
+        let base = r#"
+[a]
+steps = [{ label = "x", path = "/a" }]
+[b]
+steps = [{ label = "x", path = "/b" }]
+"#;
+        let s = scripts(&groups(&format!("{base}[m]\nmix = {{ a = 2, b = 1 }}\n")), std::path::Path::new(".")).unwrap();
+        assert_eq!(s["m"].order, [0, 1, 0]);
+        assert_eq!(s["m"].labels(), ["a: x", "b: x"]);
+        assert_eq!(error(&format!("{base}[m]\nmix = {{ c = 1 }}\n")).1, "no group named `c`");
+        assert_eq!(error(&format!("{base}[m]\nmix = {{ a = 0 }}\n")).1, "`a`: a weight must be at least 1");
+        assert_eq!(error("[e]\n").1, "needs either `steps` or `mix`");
+        let twice = "[d]\nsteps = [{ label = \"x\", path = \"/\" }, { label = \"x\", path = \"/\" }]\n";
+        assert_eq!(error(twice).1, "labels must differ");
+    }
+
+    #[test]
+    fn generated_data_is_the_same_for_a_seed_and_files_are_checked() {
+        let spec = DataSpec::Generated { rows: 3, seed: 2016, columns: BTreeMap::from([("key".into(), 16)]) };
+        let a = load_data(&spec, std::path::Path::new(".")).unwrap();
+        assert_eq!(a, load_data(&spec, std::path::Path::new(".")).unwrap());
+        assert_eq!(a.rows.len(), 3);
+        assert!(a.rows.iter().all(|r| r[0].len() == 16 && r[0].chars().all(|c| c.is_ascii_hexdigit())));
+        assert_ne!(a.rows[0], a.rows[1]);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("ok.csv"), "key,value\nk1,v1\nk2,v2\n").unwrap();
+        std::fs::write(dir.path().join("bad.csv"), "key,value\nk1\n").unwrap();
+        let ok = load_data(&DataSpec::File { file: "ok.csv".into() }, dir.path()).unwrap();
+        assert_eq!((ok.columns.clone(), ok.rows.len()), (vec!["key".to_string(), "value".to_string()], 2));
+        let bad = load_data(&DataSpec::File { file: "bad.csv".into() }, dir.path()).unwrap_err();
+        assert_eq!(bad, "bad.csv: line 2 has 1 fields, the header 2");
+    }
+}
