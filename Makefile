@@ -3,7 +3,7 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 CARGO ?= cargo
 WIREBENCH := target/release/wirebench
-APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto
+APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto postgresql
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
 FORMATS_TS := subjects/formats/ts
@@ -11,8 +11,11 @@ FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
 # The realtime lab's app (Express + Socket.IO + ws).
 REALTIME := subjects/realtime/node
+# The REST service study's implementations in Go and Java (the Rust one is a workspace crate).
+RESTCACHE_GO := subjects/restcache/go
+RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime parse-page build-formats build-parse build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache parse-page build-formats build-parse build-restcache build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -32,7 +35,7 @@ setup-web:
 	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
 	@cd $(REALTIME) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
 
-build: build-formats build-parse build-web ## Build the instrument and the subjects (release)
+build: build-formats build-parse build-restcache build-web ## Build the instrument and the subjects (release)
 	$(CARGO) build --release --workspace --locked
 
 build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harnesses
@@ -43,6 +46,10 @@ build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harn
 build-parse: ## Build the parse lab's Java server (installs formats-java into the local Maven repository first) and its unoptimised Rust server
 	subjects/parse/java/build.sh
 	$(CARGO) build --profile unoptimized -p parse-rust --locked
+
+build-restcache: ## Build the REST service study's Go server and its Java servlet (Jetty and Tomcat launchers)
+	cd $(RESTCACHE_GO) && go build -o bin/restcache-go .
+	$(RESTCACHE_JAVA)/build.sh
 
 build-wasm: ## Build the wasm lab's WebAssembly module (plain and SIMD) and its JS glue; installs the wasm32 target and wasm-bindgen-cli
 	subjects/kernels/build-wasm.sh
@@ -62,7 +69,7 @@ run: setup build ## Run the protocols suite (quick profile) and print the report
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-formats test-parse test-realtime test-web ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium included), the formats harnesses, the Java and Node servers, browser report test
+test: setup build test-rust test-formats test-parse test-realtime test-restcache test-web ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test
 
 test-rust:
 	$(CARGO) test --workspace --locked
@@ -75,6 +82,10 @@ test-parse: ## The parse lab's Java server: its API contract, bad input, version
 
 test-realtime: ## The realtime lab's app: HTTP, Socket.IO, WebSocket, TLS, bad input
 	cd $(REALTIME) && npm test --silent
+
+test-restcache: ## The REST service study's Go and Java servers' own tests (the shared contract runs in test-rust)
+	cd $(RESTCACHE_GO) && go test ./...
+	cd $(RESTCACHE_JAVA) && $(MVN) test
 
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
 	cd $(FORMATS_GO) && go test ./...
@@ -104,6 +115,8 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	cd web && npx tsc --noEmit
 	@cd $(FORMATS_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
 	cd $(FORMATS_GO) && go vet ./...
+	@cd $(RESTCACHE_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
+	cd $(RESTCACHE_GO) && go vet ./...
 	cd $(FORMATS_TS) && npm run --silent lint
 
 fmt: ## Format the Rust code

@@ -138,6 +138,21 @@ pub struct ScenarioSummary {
     /// Median latency curve over the repeats (the repeat with the median p99).
     pub latency_curve: Vec<(f64, u64)>,
     pub instrument_bound: bool,
+    /// A thread group's steps, by label, over the ok repeats (empty for other rows).
+    pub steps: Vec<StepSummary>,
+}
+
+/// One step of a thread group over a scenario's repeats: counts summed, latencies the median of
+/// the repeats' (JMeter's aggregate report, per label).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSummary {
+    pub label: String,
+    pub requests: u64,
+    pub errors: u64,
+    pub mean_us: f64,
+    pub p50_us: f64,
+    pub p99_us: f64,
+    pub max_us: f64,
 }
 
 /// Named metrics the summaries compute, in report order.
@@ -147,11 +162,15 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "first_message_p50_us",
     "first_message_p99_us",
     "wire_bytes_per_call",
+    "iterations_per_s",
+    "mean_us",
     "p50_us",
     "p90_us",
     "p99_us",
     "p999_us",
     "max_us",
+    "uncorrected_p50_us",
+    "uncorrected_p99_us",
     "errors",
     "duration_s",
     "cpu_s",
@@ -194,6 +213,10 @@ pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
         },
         "first_message_p50_us" => x.first_message_us.as_ref().map(|l| l.p50 as f64),
         "first_message_p99_us" => x.first_message_us.as_ref().map(|l| l.p99 as f64),
+        "iterations_per_s" => x.iterations_per_s,
+        "mean_us" => lat.map(|l| l.mean),
+        "uncorrected_p50_us" => x.latency_uncorrected_us.as_ref().map(|l| l.p50 as f64),
+        "uncorrected_p99_us" => x.latency_uncorrected_us.as_ref().map(|l| l.p99 as f64),
         "p50_us" => lat.map(|l| l.p50 as f64),
         "p90_us" => lat.map(|l| l.p90 as f64),
         "p99_us" => lat.map(|l| l.p99 as f64),
@@ -232,7 +255,29 @@ impl ScenarioSummary {
             .and_then(|m| m.metrics.latency_us.as_ref())
             .map(|l| l.curve.clone())
             .unwrap_or_default();
+        let steps = ok.first().and_then(|m| m.metrics.steps.as_ref()).map_or(vec![], |first| {
+            (0..first.len())
+                .map(|i| {
+                    let of_repeats: Vec<&crate::schema::StepMetrics> =
+                        ok.iter().filter_map(|m| m.metrics.steps.as_ref()?.get(i)).collect();
+                    let median = |f: &dyn Fn(&crate::schema::StepMetrics) -> f64| {
+                        Summary::of_measured(&of_repeats.iter().map(|s| f(s)).collect::<Vec<_>>())
+                            .map_or(0.0, |s| s.median)
+                    };
+                    StepSummary {
+                        label: first[i].label.clone(),
+                        requests: of_repeats.iter().map(|s| s.requests).sum(),
+                        errors: of_repeats.iter().map(|s| s.errors).sum(),
+                        mean_us: median(&|s| s.latency_us.mean),
+                        p50_us: median(&|s| s.latency_us.p50 as f64),
+                        p99_us: median(&|s| s.latency_us.p99 as f64),
+                        max_us: median(&|s| s.latency_us.max as f64),
+                    }
+                })
+                .collect()
+        });
         ScenarioSummary {
+            steps,
             scenario: first.scenario.clone(),
             subject: first.subject.clone(),
             lang: first.lang.clone(),

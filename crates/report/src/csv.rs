@@ -22,6 +22,7 @@ pub const TABLES: &[(&str, Option<Section>, Table)] = &[
     ("parse.csv", Some(Section::Parse), parse),
     ("realtime.csv", Some(Section::Realtime), realtime),
     ("wasm.csv", Some(Section::Wasm), kernels),
+    ("steps.csv", Some(Section::Load), steps),
 ];
 
 /// The tables this report writes: those of the sections it shows.
@@ -140,6 +141,30 @@ fn line(out: &mut String, fields: &[String]) {
 
 fn header(columns: &[&str]) -> String {
     columns.join(",") + "\n"
+}
+
+/// `steps.csv`: one line per step of each thread-group scenario (empty but for its header when
+/// no row ran a group).
+pub fn steps(report: &Report) -> String {
+    let mut out =
+        header(&["scenario", "subject", "step", "samples", "errors", "mean_us", "p50_us", "p99_us", "max_us"]);
+    for r in &report.rows {
+        for st in &r.summary.steps {
+            let fields = [
+                r.summary.scenario.clone(),
+                r.summary.subject.clone(),
+                st.label.clone(),
+                st.requests.to_string(),
+                st.errors.to_string(),
+                num(Some(st.mean_us)),
+                num(Some(st.p50_us)),
+                num(Some(st.p99_us)),
+                num(Some(st.max_us)),
+            ];
+            line(&mut out, &fields);
+        }
+    }
+    out
 }
 
 /// `scenarios.csv`: one line per scenario, medians over the repeats.

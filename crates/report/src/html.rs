@@ -67,6 +67,7 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
     }
     if load {
         scenarios(&mut h, report);
+        steps(&mut h, report);
         figures(&mut h, charts);
     }
     if report.shows(Section::Formats) {
@@ -530,6 +531,50 @@ fn realtime_section(h: &mut String, report: &Report, charts: &[Chart]) {
     put!(h, "<p class=\"muted small\">{}</p>\n", Esc(realtime::NOTE));
     for c in charts.iter().filter(|c| c.section == Section::Realtime) {
         figure(h, c);
+    }
+    h.push_str("</section>\n");
+}
+
+/// Thread-group rows: each step's samples, errors and latency by label, as JMeter's aggregate
+/// report (counts over the repeats, latencies the median of the repeats').
+fn steps(h: &mut String, report: &Report) {
+    let grouped: Vec<&Row> = report.rows.iter().filter(|r| !r.summary.steps.is_empty()).collect();
+    if grouped.is_empty() {
+        return;
+    }
+    h.push_str("<section id=\"steps\">\n<h2>Thread groups: each step</h2>\n");
+    h.push_str(
+        "<p class=\"muted\">Virtual users loop over their group's steps; a wrong answer is its step's error and \
+         ends the iteration. Samples and errors over all repeats; latencies are the median of the repeats'.</p>\n",
+    );
+    for r in grouped {
+        let s = &r.summary;
+        let rate = s.get("iterations_per_s").map_or(NONE.to_string(), |x| format::number(x.median));
+        put!(
+            h,
+            "<details class=\"steps\"><summary><code>{}</code> · {} iterations/s</summary>\n\
+             <table class=\"steps\" data-scenario=\"{}\">\n<thead><tr><th>Step</th><th class=\"num\">Samples</th>\
+             <th class=\"num\">Errors</th><th class=\"num\">Mean</th><th class=\"num\">p50</th>\
+             <th class=\"num\">p99</th><th class=\"num\">Max</th></tr></thead>\n<tbody>\n",
+            Esc(&s.scenario),
+            rate,
+            Esc(&s.scenario)
+        );
+        for step in &s.steps {
+            put!(
+                h,
+                "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+                 <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+                Esc(&step.label),
+                format::thousands(step.requests as f64),
+                format::thousands(step.errors as f64),
+                format::latency_us(step.mean_us),
+                format::latency_us(step.p50_us),
+                format::latency_us(step.p99_us),
+                format::latency_us(step.max_us)
+            );
+        }
+        h.push_str("</tbody></table></details>\n");
     }
     h.push_str("</section>\n");
 }

@@ -82,6 +82,7 @@ pub fn summary(report: &Report) -> String {
     }
     if load {
         scenarios(&mut out, report);
+        steps(&mut out, report);
     }
     if report.shows(Section::Formats) {
         if load {
@@ -102,6 +103,31 @@ pub fn summary(report: &Report) -> String {
         wasm_section(&mut out, report);
     }
     out
+}
+
+/// Thread-group rows: each step by label (samples, errors, latency), as in the HTML report.
+fn steps(out: &mut String, report: &Report) {
+    let grouped: Vec<_> = report.rows.iter().filter(|r| !r.summary.steps.is_empty()).collect();
+    if grouped.is_empty() {
+        return;
+    }
+    out.push_str("\n## Thread groups: each step\n\n");
+    out.push_str("| Scenario | Step | Samples | Errors | Mean | p50 | p99 |\n|---|---|---:|---:|---:|---:|---:|\n");
+    for r in grouped {
+        for step in &r.summary.steps {
+            put!(
+                out,
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                code(&r.summary.scenario),
+                md(&step.label),
+                format::thousands(step.requests as f64),
+                format::thousands(step.errors as f64),
+                format::latency_us(step.mean_us),
+                format::latency_us(step.p50_us),
+                format::latency_us(step.p99_us)
+            );
+        }
+    }
 }
 
 /// The wasm lab: the study's two tables with ours beside its numbers.

@@ -242,6 +242,7 @@ mod tests {
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],
             instrument_bound: false,
+            steps: vec![],
         }
     }
 

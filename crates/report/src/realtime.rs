@@ -414,6 +414,7 @@ mod tests {
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],
             instrument_bound: false,
+            steps: vec![],
         }
     }
 

@@ -62,7 +62,17 @@ func newHandler(store Store, logger *log.Logger) http.Handler {
 	r.POST("/api/:apiKey/:key", a.create)
 	r.PUT("/api/:apiKey/:key", a.update)
 	r.DELETE("/api/:apiKey/:key", a.remove)
-	return r
+	return drainBody(r)
+}
+
+// drainBody reads what a handler left of a request body (up to 1 MiB + 1 bytes) before the
+// answer goes out: net/http closes a connection with more than 256 KiB unread, which can cut
+// the client off mid-body (an unknown API key answered before its 1 MiB body was read).
+func drainBody(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r)
+		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxBody+1))
+	})
 }
 
 func (a *api) health(w http.ResponseWriter, r *http.Request, _ httprouter.Params) {

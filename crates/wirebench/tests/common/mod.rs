@@ -19,9 +19,15 @@ pub fn assert_built(paths: &[&str]) {
 /// dropped), the report's path and every measurement line, after checking that every row was
 /// measured and the run exited 0.
 pub fn run_smoke(suite: &str) -> (tempfile::TempDir, PathBuf, Vec<serde_json::Value>) {
+    run_smoke_only(suite, "*")
+}
+
+/// `run_smoke` of the rows whose id matches `only` (`--only`).
+pub fn run_smoke_only(suite: &str, only: &str) -> (tempfile::TempDir, PathBuf, Vec<serde_json::Value>) {
     let out_base = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
-        .args(["run", suite, "--profile", "smoke", "--no-build", "--out", out_base.path().to_str().unwrap()])
+        .args(["run", suite, "--profile", "smoke", "--no-build", "--only", only])
+        .args(["--out", out_base.path().to_str().unwrap()])
         .current_dir(workspace())
         .stdin(Stdio::null())
         .output()

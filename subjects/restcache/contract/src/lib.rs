@@ -81,7 +81,16 @@ impl Service {
 
     /// Sends `method path` with an optional body; `path` is sent as written (already encoded).
     pub fn call(&self, method: Method, path: &str, body: Option<Vec<u8>>) -> Result<Answer> {
+        self.call_with(method, path, body, false)
+    }
+
+    /// `call`, on a connection closed after the answer when `close`: a container that refuses a
+    /// request target itself (Jetty on `%00`) may close the connection without saying so.
+    pub fn call_with(&self, method: Method, path: &str, body: Option<Vec<u8>>, close: bool) -> Result<Answer> {
         let mut request = self.client.request(method.clone(), format!("{}{path}", self.base));
+        if close {
+            request = request.header("connection", "close");
+        }
         if let Some(body) = body {
             // A server may answer before reading a large body (an unknown API key) and then
             // close the connection; a pooled connection reused after that fails the next call.
@@ -341,8 +350,9 @@ fn key_limits(s: &Service) -> Result<()> {
     for (key, what) in [("k".repeat(1025), "a 1025-byte key"), (multibyte, "a 1026-byte key of 513 characters")] {
         s.item(Method::POST, &api, &key, Some("v"))?.expect(400, &format!("POST of {what}"))?;
     }
-    s.item(Method::POST, &api, "a\0b", Some("v"))?.expect(400, "POST of a key with U+0000")?;
-    let slash = s.item(Method::POST, &api, "a/b", Some("v"))?;
+    let body = || Some(br#"{"value":"v"}"#.to_vec());
+    s.call_with(Method::POST, &item_path(&api, "a\0b"), body(), true)?.expect(400, "POST of a key with U+0000")?;
+    let slash = s.call_with(Method::POST, &item_path(&api, "a/b"), body(), true)?;
     ensure!([400, 404].contains(&slash.status), "POST of a key with an encoded slash: {}", slash.status);
     let keys: BTreeSet<String> = s.list(&api)?.into_iter().map(|(k, _)| k).collect();
     ensure!(keys == BTreeSet::from([long]), "refused keys were stored: {keys:?}");

@@ -79,7 +79,10 @@ async fn read(State(store): State<Store>, path: Result<Path<(String, String)>, P
 }
 
 async fn create(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>, body: Body) -> Answer {
-    let (api, key) = item_path(&store, path).await?;
+    let (api, key) = match item_path(&store, path).await {
+        Ok(p) => p,
+        Err(f) => return Err(drained(body, f).await),
+    };
     let value = value_of(body).await?;
     match store.create(api, key.clone(), value.clone()).await? {
         Created::Yes => Ok((StatusCode::CREATED, Json(Item { key, value })).into_response()),
@@ -88,7 +91,10 @@ async fn create(State(store): State<Store>, path: Result<Path<(String, String)>,
 }
 
 async fn update(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>, body: Body) -> Answer {
-    let (api, key) = item_path(&store, path).await?;
+    let (api, key) = match item_path(&store, path).await {
+        Ok(p) => p,
+        Err(f) => return Err(drained(body, f).await),
+    };
     let value = value_of(body).await?;
     if store.update(api, key.clone(), value.clone()).await? {
         Ok(Json(Item { key, value }).into_response())
@@ -104,6 +110,13 @@ async fn delete(State(store): State<Store>, path: Result<Path<(String, String)>,
     } else {
         Err(no_item())
     }
+}
+
+/// `f`, after reading (up to 1 MiB + 1 bytes of) a body the answer does not need: a server that
+/// answers first and closes may cut the client off mid-body, before it reads the answer.
+async fn drained(body: Body, f: Failure) -> Failure {
+    let _ = to_bytes(body, MAX_BODY_BYTES + 1).await;
+    f
 }
 
 fn no_item() -> Failure {
