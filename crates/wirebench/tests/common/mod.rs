@@ -1,5 +1,6 @@
 //! What the labs' end-to-end tests share: run a suite's smoke profile as a user would, and read
-//! back what it wrote.
+//! back what it wrote. Each test binary uses a part of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
