@@ -47,3 +47,65 @@ fn restcache_smoke_runs_the_mixed_thread_group_on_every_implementation_and_store
     let report = std::fs::read_to_string(&html).unwrap();
     assert!(report.contains("g3: create"), "the report shows each step");
 }
+
+/// Every descendant of `pid` (children by /proc/<pid>/task/*/children, recursively).
+fn descendants(pid: u32) -> Vec<u32> {
+    let mut out = vec![];
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        let tasks = std::fs::read_dir(format!("/proc/{p}/task")).into_iter().flatten().flatten();
+        for task in tasks {
+            let children = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+            for c in children.split_whitespace().filter_map(|c| c.parse().ok()) {
+                out.push(c);
+                todo.push(c);
+            }
+        }
+    }
+    out
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie has no memory left; only a running process counts.
+    std::fs::read_to_string(format!("/proc/{pid}/status")).is_ok_and(|s| !s.contains("State:\tZ"))
+}
+
+/// A run of a PostgreSQL row, SIGKILLed mid-load after its first repeat was written: the
+/// service's server and its backends, and the service, all end with the runner; the written
+/// line stays whole.
+#[test]
+fn sigkill_mid_load_leaves_no_database_or_service_and_keeps_written_lines() {
+    common::assert_built(&["subjects/restcache/go/bin/restcache-go"]);
+    let out = tempfile::tempdir().unwrap();
+    let mut runner = std::process::Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(["run", "restcache", "--no-build", "--profile", "quick", "--only", "g3-u100-go-postgres", "--out"])
+        .arg(out.path())
+        .current_dir(common::workspace())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let written = || {
+        let runs = std::fs::read_dir(out.path()).into_iter().flatten().flatten();
+        runs.filter_map(|d| std::fs::read_to_string(d.path().join("measurements.jsonl")).ok()).next()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while written().is_none_or(|w| w.is_empty()) {
+        assert!(std::time::Instant::now() < deadline, "no repeat was written within 120 s");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let family = descendants(runner.id());
+    assert!(family.len() >= 3, "the runner has PostgreSQL (with its processes) and the service under it: {family:?}");
+    runner.kill().unwrap(); // SIGKILL
+    runner.wait().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while family.iter().any(|&p| alive(p)) {
+        let left: Vec<u32> = family.iter().copied().filter(|&p| alive(p)).collect();
+        assert!(std::time::Instant::now() < deadline, "processes outlived the SIGKILLed runner: {left:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let lines = written().unwrap();
+    let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
+    assert_eq!((first["scenario"].as_str(), first["status"].as_str()), (Some("g3-u100-go-postgres"), Some("ok")));
+}
