@@ -201,7 +201,7 @@ pub fn run(
     for (i, &name) in subjects.iter().enumerate() {
         let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
         let spec = &suite.subjects[name];
-        match start_subject(name, suite, &opts.out_dir, &mut services, launcher) {
+        match start_subject(name, suite, &opts.out_dir, &opts.profile_name, &mut services, launcher) {
             Err(e) => {
                 for s in mine {
                     ctx.index += 1;
@@ -575,7 +575,7 @@ fn start_for_harness(
     let mut placeholders = Placeholders::default();
     placeholders.values.insert("profile".into(), opts.profile_name.clone());
     for name in &h.subjects {
-        let subject = start_subject(name, suite, &opts.out_dir, services, launcher)?;
+        let subject = start_subject(name, suite, &opts.out_dir, &opts.profile_name, services, launcher)?;
         placeholders.add_service(name, &Placeholders::ports(subject.ports()));
         running.push(subject);
     }
@@ -583,12 +583,13 @@ fn start_for_harness(
 }
 
 /// Starts subject `name` after the services it names, with their placeholders and its own
-/// `{dir}` (`subject-<name>/` in the run's directory, created when named: an embedded
-/// database's file) filled in.
+/// filled in: `{dir}` (`subject-<name>/` in the run's directory, created when named: an
+/// embedded database's file), `{profile}` and `{root}` (the project root, absolute).
 fn start_subject(
     name: &str,
     suite: &Suite,
     out_dir: &Path,
+    profile: &str,
     services: &mut Services,
     launcher: &dyn Launcher,
 ) -> Result<Box<dyn RunningSubject>, String> {
@@ -596,19 +597,23 @@ fn start_subject(
     let mut placeholders = services.start(&spec.services, suite, launcher)?;
     // Absolute, since a subject may run from its own working directory.
     let dir = std::path::absolute(out_dir.join(format!("subject-{name}"))).map_err(|e| e.to_string())?;
-    if spec.command.iter().chain(spec.env.values()).any(|t| t.contains("{dir}")) {
+    if spec.command.iter().chain(spec.env.values()).chain(spec.setup.iter().flatten()).any(|t| t.contains("{dir}")) {
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     placeholders.values.insert("dir".into(), dir.display().to_string());
+    placeholders.values.insert("profile".into(), profile.into());
+    let root = std::path::absolute(".").map_err(|e| e.to_string())?;
+    placeholders.values.insert("root".into(), root.display().to_string());
     let spec = resolve(spec, &placeholders)?;
     launcher.start(name, &spec).map_err(|e| e.to_string())
 }
 
-/// A subject's spec with its placeholders filled in.
-fn resolve(spec: &SubjectSpec, placeholders: &Placeholders) -> Result<SubjectSpec, String> {
+/// A subject's spec with its placeholders filled in (command, env, setup).
+pub fn resolve(spec: &SubjectSpec, placeholders: &Placeholders) -> Result<SubjectSpec, String> {
     Ok(SubjectSpec {
         command: placeholders.fill_all(&spec.command)?,
         env: placeholders.fill_map(&spec.env)?,
+        setup: spec.setup.iter().map(|step| placeholders.fill_all(step)).collect::<Result<_, _>>()?,
         ..spec.clone()
     })
 }

@@ -140,6 +140,10 @@ pub struct SubjectSpec {
     /// argv run once before the first start (e.g. `cargo build --release -p ...`).
     #[serde(default)]
     pub build: Option<Vec<String>>,
+    /// Commands run in order in its working directory each time before it starts, with its
+    /// placeholders filled (a database filled with data); one that fails fails the subject.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub setup: Vec<Vec<String>>,
     /// Working directory, relative to the project root (default: the root).
     #[serde(default)]
     pub workdir: Option<String>,
@@ -391,6 +395,7 @@ impl Suite {
             text.parse().map_err(|e: toml::de::Error| invalid(location(text, e.span()), one_line(e.message())))?;
         let origins = matrix::expand(&mut table).map_err(|(key, message)| invalid(key, message))?;
         merge_scenario_defaults(&mut table);
+        merge_subject_bases(&mut table).map_err(|(key, message)| invalid(key, message))?;
         let value = toml::Value::Table(table);
         let mut suite: Suite = serde_path_to_error::deserialize(value).map_err(|e| {
             let key = e.path().to_string();
@@ -420,7 +425,9 @@ impl Suite {
                 );
             }
             let mut sample = Placeholders::default();
-            sample.values.insert("dir".into(), "/dir".into());
+            for own in ["dir", "root", "profile"] {
+                sample.values.insert(own.into(), format!("/{own}"));
+            }
             for service in &s.services {
                 let Some(spec) = self.services.get(service) else {
                     return bad(format!("subjects.{name}.services"), format!("no service named `{service}`"));
@@ -433,6 +440,14 @@ impl Suite {
             }
             if let Err(e) = sample.fill_map(&s.env) {
                 return bad(format!("subjects.{name}.env"), e);
+            }
+            for (i, step) in s.setup.iter().enumerate() {
+                if step.is_empty() {
+                    return bad(format!("subjects.{name}.setup[{i}]"), "must name a program".into());
+                }
+                if let Err(e) = sample.fill_all(step) {
+                    return bad(format!("subjects.{name}.setup[{i}]"), e);
+                }
             }
         }
         for (name, s) in &self.services {
@@ -682,6 +697,35 @@ fn merge_scenario_defaults(table: &mut toml::Table) {
     }
 }
 
+/// `extends = "<subject>"` in a subject: every key it does not set is the named subject's
+/// (which may extend another in turn). Errors: (key, message).
+fn merge_subject_bases(table: &mut toml::Table) -> Result<(), (String, String)> {
+    let Some(toml::Value::Table(subjects)) = table.get_mut("subjects") else { return Ok(()) };
+    let names: Vec<String> = subjects.keys().cloned().collect();
+    for name in names {
+        let mut seen = vec![name.clone()];
+        loop {
+            let Some(toml::Value::Table(me)) = subjects.get(&name) else { break };
+            let Some(base) = me.get("extends").cloned() else { break };
+            let key = format!("subjects.{name}.extends");
+            let toml::Value::String(base) = base else { return Err((key, "must name a subject".into())) };
+            if seen.contains(&base) {
+                return Err((key, format!("`{base}` extends back to `{name}`")));
+            }
+            let Some(toml::Value::Table(parent)) = subjects.get(&base).cloned() else {
+                return Err((key, format!("no subject named `{base}`")));
+            };
+            seen.push(base);
+            let Some(toml::Value::Table(me)) = subjects.get_mut(&name) else { break };
+            me.remove("extends");
+            for (k, v) in parent {
+                me.entry(k).or_insert(v);
+            }
+        }
+    }
+    Ok(())
+}
+
 fn location(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     match span {
         Some(span) => format!("line {}", text[..span.start.min(text.len())].lines().count().max(1)),
@@ -886,6 +930,32 @@ mod tests {
     "#;
 
     #[test]
+    fn subjects_extend_others_and_bad_bases_are_named() {
+        let text = format!(
+            "{GOOD}\n{}",
+            r#"
+[subjects.copy]
+extends = "rest"
+command = ["other"]
+setup = [["fill", "--store", "{dir}/x.db", "--profile", "{profile}"]]
+[subjects.copy2]
+extends = "copy"
+"#
+        );
+        let s = parse(&text).unwrap();
+        assert_eq!(s.subjects["copy"].command, ["other"]);
+        assert_eq!(s.subjects["copy"].ports, s.subjects["rest"].ports);
+        assert_eq!(s.subjects["copy2"].command, ["other"]);
+        assert_eq!(s.subjects["copy2"].setup.len(), 1);
+        let unknown = parse(&text.replace("extends = \"rest\"", "extends = \"nobody\"")).unwrap_err();
+        assert_eq!(unknown, "s.toml: subjects.copy.extends: no subject named `nobody`");
+        let circle = parse(&text.replace("extends = \"rest\"", "extends = \"copy2\"")).unwrap_err();
+        assert!(circle.ends_with("extends back to `copy`") || circle.ends_with("extends back to `copy2`"), "{circle}");
+        let setup = parse(&text.replace("{profile}", "{profle}")).unwrap_err();
+        assert!(setup.starts_with("s.toml: subjects.copy.setup[0]: unknown placeholder `{profle}`"), "{setup}");
+    }
+
+    #[test]
     fn services_and_their_placeholders_are_checked() {
         let s = parse(&format!("{GOOD}\n{SERVICE}")).unwrap();
         assert_eq!(s.scenarios[1].port_name(), "mq.mqtt");
@@ -897,7 +967,7 @@ mod tests {
             ),
             (
                 SERVICE.replace("{mq.mqtt}", "{mq.port}"),
-                "subjects.responder.command: unknown placeholder `{mq.port}`; known: {mq.dir}, {mq.mqtt}",
+                "subjects.responder.command: unknown placeholder `{mq.port}`; known: {dir}, {mq.dir}, {mq.mqtt}, {profile}, {root}",
             ),
             (SERVICE.replace("listener {mqtt}", "listener {port}"), "services.mq.files: unknown placeholder `{port}`"),
             (

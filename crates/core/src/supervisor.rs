@@ -31,6 +31,8 @@ pub enum SupervisorError {
     Spawn { subject: String, program: String, source: std::io::Error, hint: String },
     #[error("subject `{subject}`: build `{command}` failed: {tail}")]
     Build { subject: String, command: String, tail: String },
+    #[error("subject `{subject}`: setup `{command}` failed: {tail}")]
+    Setup { subject: String, command: String, tail: String },
     /// `who` is "subject `x`" or "service `x`".
     #[error("{who} exited with {status} before it was ready; last stderr: {tail}")]
     Exited { who: String, status: String, tail: String },
@@ -145,6 +147,20 @@ impl Launcher for Supervisor {
             ports.insert(port_name.clone(), port);
         }
         let workdir = self.workdir(spec);
+        for step in &spec.setup {
+            let program = resolve_program(&step[0], &workdir);
+            let mut cmd = Command::new(&program);
+            cmd.args(&step[1..]).current_dir(&workdir).envs(&spec.env).stdin(Stdio::null());
+            tie_to_runner(&mut cmd, &[]);
+            let failed = |tail: String| SupervisorError::Setup { subject: name.into(), command: step.join(" "), tail };
+            match cmd.output() {
+                Err(e) => return Err(failed(format!("cannot start `{}`: {e}", program.display()))),
+                Ok(o) if !o.status.success() => {
+                    return Err(failed(format!("{}: {}", o.status, tail(&String::from_utf8_lossy(&o.stderr)))));
+                }
+                Ok(_) => {}
+            }
+        }
         let program = resolve_program(&spec.command[0], &workdir);
         let (log_path, log) = self.log_file(&format!("subject-{name}.log"))?;
         let mut cmd = Command::new(&program);
@@ -512,6 +528,7 @@ mod tests {
             lang: "sh".into(),
             command: command.iter().map(|s| s.to_string()).collect(),
             build: None,
+            setup: vec![],
             workdir: None,
             ports: [("plain".to_string(), "--port".to_string())].into(),
             fixed_ports: BTreeMap::new(),
@@ -526,6 +543,20 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = Supervisor { root: dir.path().into(), log_dir: dir.path().into(), cpus: vec![] };
         (dir, s)
+    }
+
+    #[test]
+    fn setup_steps_run_before_the_subject_and_a_failing_one_is_named() {
+        let (d, s) = supervisor();
+        let mut sp = spec(&["sh", "-c", "test -f prepared && echo ready >&2; exit 3", "subject"]);
+        sp.setup = vec![vec!["sh".into(), "-c".into(), "touch prepared".into()]];
+        let err = s.start("db", &sp).err().unwrap().to_string();
+        assert!(err.contains("ready"), "the setup ran first, in the working directory: {err}");
+        assert!(d.path().join("prepared").exists());
+        sp.setup = vec![vec!["sh".into(), "-c".into(), "echo no space left >&2; exit 1".into()]];
+        let err = s.start("db", &sp).err().unwrap().to_string();
+        assert!(err.starts_with("subject `db`: setup `sh -c echo no space left >&2; exit 1` failed"), "{err}");
+        assert!(err.contains("no space left"), "{err}");
     }
 
     #[test]

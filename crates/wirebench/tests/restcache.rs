@@ -1,7 +1,7 @@
 //! The REST service study end to end, as `make test` runs it: `wirebench run restcache --profile
 //! smoke` of the mixed group G4 (G1 to G3's steps in turn, each verified before timing) on every
 //! implementation (Go, Java on Jetty and on Tomcat, Rust) and store (SQLite in the run's directory,
-//! PostgreSQL started as a service). The contract itself: subjects/restcache/contract. Needs
+//! PostgreSQL started as a service), empty and pre-filled. The contract itself: subjects/restcache/contract. Needs
 //! `make build`.
 
 mod common;
@@ -21,9 +21,10 @@ fn restcache_smoke_runs_the_mixed_thread_group_on_every_implementation_and_store
     for implementation in ["go", "jetty", "rust", "tomcat"] {
         for store in ["postgres", "sqlite"] {
             expected.push(format!("restcache-{implementation}-{store}"));
+            expected.push(format!("restcache-{implementation}-{store}-filled"));
         }
     }
-    assert_eq!(subjects, expected, "one row per implementation and store");
+    assert_eq!(subjects, expected, "one row per implementation and store, empty and pre-filled");
     for r in &rows {
         let id = r["scenario"].as_str().unwrap();
         let m = &r["metrics"];
@@ -37,12 +38,28 @@ fn restcache_smoke_runs_the_mixed_thread_group_on_every_implementation_and_store
         assert_eq!(total, m["requests"].as_u64().unwrap(), "{id}: the steps add up to the row");
         assert!(steps.iter().all(|s| s["requests"].as_u64().unwrap() > 0), "{id}: every step ran");
         // PostgreSQL's processes are charged to its rows, apart from the service's own.
-        let postgres = id.ends_with("-postgres");
+        let postgres = r["params"]["store"] == "postgres";
         assert_eq!(m["service_cpu_s"].is_number(), postgres, "{id}");
         assert!(m["rss_kb"].as_u64().unwrap() > 0, "{id}");
     }
     let run_dir = html.parent().unwrap();
     assert!(run_dir.join("subject-restcache-go-sqlite/restcache.db").exists(), "SQLite files live in the run");
+    // The pre-filled SQLite store holds the study's state at smoke scale (40 keys, 400 items)
+    // beside what the load added; the empty one only what the load added.
+    let count = |subject: &str, table: &str| -> i64 {
+        let db = run_dir.join(format!("subject-{subject}/restcache.db"));
+        let out = std::process::Command::new("python3")
+            .args(["-c", &format!("import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('select count(*) from {table}').fetchone()[0])")])
+            .arg(&db)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)))
+    };
+    assert!(count("restcache-go-sqlite-filled", "cache") >= 400, "pre-filled");
+    assert!(count("restcache-go-sqlite", "cache") < 400, "empty before the load, and G3 deletes what it creates");
     assert!(run_dir.join("service-postgres/data/PG_VERSION").exists(), "PostgreSQL's cluster lives in the run");
     let report = std::fs::read_to_string(&html).unwrap();
     assert!(report.contains("g3: create"), "the report shows each step");

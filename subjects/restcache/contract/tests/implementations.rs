@@ -1,6 +1,7 @@
-//! The contract against every implementation of suites/restcache.toml on both stores, each
-//! started as the runner starts it: from the suite's own subject definitions, PostgreSQL from its
-//! service definition (through the real Supervisor). The implementations are built by `make
+//! The contract against every implementation of suites/restcache.toml on both stores, empty and
+//! pre-filled (smoke scale), each started as the runner starts it: from the suite's own subject
+//! definitions (setup included), PostgreSQL from its service definition (through the real
+//! Supervisor). The implementations are built by `make
 //! build` (`make test` builds first).
 
 use std::path::{Path, PathBuf};
@@ -25,15 +26,20 @@ fn every_implementation_passes_the_contract_on_both_stores() {
     let pg_dir = postgres.dir().unwrap().display().to_string();
     placeholders.add_service("postgres", &Placeholders::own(&pg_dir, postgres.ports()));
 
-    assert!(suite.subjects.len() >= 8, "four implementations x two stores: {:?}", suite.subjects.keys());
+    assert!(
+        suite.subjects.len() >= 16,
+        "four implementations x two stores, empty and filled: {:?}",
+        suite.subjects.keys()
+    );
     let mut failures = vec![];
     for (name, spec) in &suite.subjects {
         let dir = runs.path().join(format!("subject-{name}"));
         std::fs::create_dir_all(&dir).unwrap();
         let mut placeholders = placeholders.clone();
         placeholders.values.insert("dir".into(), dir.display().to_string());
-        let mut spec = spec.clone();
-        spec.command = placeholders.fill_all(&spec.command).unwrap();
+        placeholders.values.insert("profile".into(), "smoke".into());
+        placeholders.values.insert("root".into(), workspace().display().to_string());
+        let spec = wirebench_core::runner::resolve(spec, &placeholders).unwrap();
         let mut subject = match supervisor.start(name, &spec) {
             Ok(s) => s,
             Err(e) => {

@@ -29,6 +29,7 @@ pub fn router(store: Store) -> Router {
 }
 
 /// A contract answer that is not a success: its status and `{"error": …}`.
+#[derive(Debug)]
 struct Failure(StatusCode, String);
 
 impl Failure {

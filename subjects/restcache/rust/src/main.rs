@@ -1,10 +1,9 @@
 //! restcache-rust: the REST service study's key-value service (subjects/restcache/openapi.yaml)
 //! on axum, beside the study's Go and Java implementations.
 
-mod api;
-mod store;
-
 use std::process::ExitCode;
+
+use restcache_rust::{api, store};
 
 use anyhow::Context;
 use clap::Parser;

@@ -9,8 +9,8 @@ use anyhow::{bail, Context, Result};
 use r2d2_sqlite::SqliteConnectionManager;
 use uuid::Uuid;
 
-const SQLITE_SCHEMA: &str = include_str!("../../schema/sqlite.sql");
-const POSTGRES_SCHEMA: &str = include_str!("../../schema/postgres.sql");
+pub const SQLITE_SCHEMA: &str = include_str!("../../schema/sqlite.sql");
+pub const POSTGRES_SCHEMA: &str = include_str!("../../schema/postgres.sql");
 
 /// One item of an API key.
 #[derive(Debug, Clone, serde::Serialize)]

@@ -1,0 +1,7 @@
+//! RESTCache in Rust (subjects/restcache/openapi.yaml): the API on axum (`api`), its two stores
+//! (`store`), and the study's pre-filled state (`fill`). Binaries: `restcache-rust`, the
+//! service; `restcache-fill`, the loader a suite runs before a pre-filled subject starts.
+
+pub mod api;
+pub mod fill;
+pub mod store;
