@@ -53,6 +53,9 @@ pub struct Cells {
     /// Under it, for calls answered by a stream: `first 412 µs` (median time to first message).
     pub first_message: String,
     pub latency: [String; 5],
+    /// Open-model rows: under p50 and p99, the latency from the actual send time
+    /// (`uncorrected 1.2 ms`); empty elsewhere.
+    pub uncorrected: [String; 5],
     pub errors: String,
     /// Bytes on the wire per call, both directions.
     pub wire_bytes: String,
@@ -91,6 +94,10 @@ impl Cells {
                 .metric("first_message_p50_us")
                 .map_or(String::new(), |s| format!("first {}", format::latency_us(s.median))),
             latency: LATENCY_METRICS.map(|m| median(m, format::latency_us)),
+            uncorrected: LATENCY_METRICS.map(|m| {
+                let u = r.metric(&format!("uncorrected_{m}"));
+                u.map_or(String::new(), |s| format!("uncorrected {}", format::latency_us(s.median)))
+            }),
             errors: r.errors_total().map_or(NONE.to_string(), format::thousands),
             wire_bytes: median("wire_bytes_per_call", format::thousands),
             envelope: r.envelope_overhead().map_or(NONE.to_string(), |x| format!("{x:.3}×")),
@@ -109,7 +116,10 @@ pub const TABLE_NOTE: &str = "Latencies are medians over repeats of each repeat'
     completed call; Envelope ×: that over the payload bytes one call carries, so 1.05× means the \
     protocol added 5 % to the payload. Messages/s: for streaming rows, the messages their calls \
     carried (received, sent, or echoed pairs); req/s counts calls. Under it, for calls answered by \
-    a stream, the median time from sending the call to its first message.";
+    a stream, the median time from sending the call to its first message. Open-model rows time \
+    each request from its intended send time (response time, corrected for coordinated \
+    omission); under p50 and p99 they also show it from the actual send time (uncorrected: the \
+    service time alone).";
 
 /// Columns of the formats table before the published ones, and whether each is numeric.
 pub const FORMAT_COLUMNS: &[(&str, bool)] = &[

@@ -22,7 +22,7 @@ pub const TABLES: &[(&str, Option<Section>, Table)] = &[
     ("parse.csv", Some(Section::Parse), parse),
     ("realtime.csv", Some(Section::Realtime), realtime),
     ("wasm.csv", Some(Section::Wasm), kernels),
-    ("steps.csv", Some(Section::Load), steps),
+    ("steps.csv", Some(Section::Steps), steps),
 ];
 
 /// The tables this report writes: those of the sections it shows.
@@ -50,6 +50,8 @@ pub const SCENARIO_COLUMNS: &[&str] = &[
     "p99_us",
     "p999_us",
     "max_us",
+    "uncorrected_p50_us",
+    "uncorrected_p99_us",
     "errors",
     "payload_bytes",
     "wire_bytes_per_call",
@@ -143,8 +145,7 @@ fn header(columns: &[&str]) -> String {
     columns.join(",") + "\n"
 }
 
-/// `steps.csv`: one line per step of each thread-group scenario (empty but for its header when
-/// no row ran a group).
+/// `steps.csv`: one line per step of each thread-group scenario.
 pub fn steps(report: &Report) -> String {
     let mut out =
         header(&["scenario", "subject", "step", "samples", "errors", "mean_us", "p50_us", "p99_us", "max_us"]);
@@ -193,6 +194,8 @@ pub fn scenarios(report: &Report) -> String {
         ];
         fields.extend(LATENCY_METRICS.iter().map(|m| median(m)));
         fields.extend([
+            median("uncorrected_p50_us"),
+            median("uncorrected_p99_us"),
             num(r.errors_total()),
             param("payload_bytes"),
             median("wire_bytes_per_call"),

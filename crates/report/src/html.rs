@@ -285,8 +285,12 @@ fn scenarios(h: &mut String, report: &Report) {
         put!(h, "<td class=\"num\">{}<div class=\"sub\">{}</div></td>", Esc(&c.concurrency), Esc(&c.model));
         put!(h, "<td class=\"num\"><strong>{}</strong><div class=\"ci\">{}</div></td>", c.rps, c.rps_ci);
         put!(h, "<td class=\"num\">{}<div class=\"sub\">{}</div></td>", c.messages, c.first_message);
-        for l in &c.latency {
-            put!(h, "<td class=\"num\">{l}</td>");
+        for (l, u) in c.latency.iter().zip(&c.uncorrected) {
+            if u.is_empty() {
+                put!(h, "<td class=\"num\">{l}</td>");
+            } else {
+                put!(h, "<td class=\"num\">{l}<div class=\"sub\">{u}</div></td>");
+            }
         }
         for v in [&c.errors, &c.wire_bytes, &c.envelope, &c.cpu_s, &c.rss_mib, &c.instrument_cpu_s] {
             put!(h, "<td class=\"num\">{v}</td>");

@@ -195,6 +195,55 @@ mod tests {
         )
     }
 
+    /// A thread-group row in the open model: two steps, both latencies.
+    fn group_line(repeat: u32, create_p50: u64) -> String {
+        let lat = |p50: u64| {
+            format!(
+                r#"{{"min":10,"p50":{p50},"p90":{p50},"p99":{},"p999":{},"max":{},"mean":{p50}.0}}"#,
+                p50 * 2,
+                p50 * 3,
+                p50 * 4
+            )
+        };
+        format!(
+            r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
+            lat(900),
+            lat(450),
+            lat(300),
+            lat(create_p50)
+        )
+    }
+
+    #[test]
+    fn thread_group_rows_list_their_steps_and_open_rows_both_latencies() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for (repeat, p50) in [(1, 500), (2, 700), (3, 600)] {
+            writeln!(f, "{}", group_line(repeat, p50)).unwrap();
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let steps = element(&html, r#"<section id="steps">"#, "</section>");
+        let table = element(steps, r#"data-scenario="g3-open-go""#, "</table>");
+        // Samples and errors summed over the repeats, latency the median of the repeats' p50.
+        assert!(table.contains("<td>create</td><td class=\"num\">600</td><td class=\"num\">3</td>"), "{table}");
+        assert!(table.contains("600 µs"), "median p50 of 500, 700, 600: {table}");
+        assert!(steps.contains("200 iterations/s"), "{steps}");
+        let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
+        assert!(scenarios.contains("uncorrected 450 µs"), "{scenarios}");
+        let csv = read(&dir.path().join("steps.csv"));
+        assert_eq!(csv.lines().count(), 1 + 2, "{csv}");
+        assert!(csv.contains("g3-open-go,restcache-go,create,600,3,"), "{csv}");
+        let scenarios_csv = read(&dir.path().join("scenarios.csv"));
+        assert!(
+            scenarios_csv.lines().any(|l| l.starts_with("g3-open-go,") && l.contains(",450,900,")),
+            "{scenarios_csv}"
+        );
+        assert!(read(&r.markdown).contains("## Thread groups: each step"));
+    }
+
     #[test]
     fn wasm_rows_get_the_study_tables_beside_its_numbers_csv_and_chart() {
         let dir = tempfile::tempdir().unwrap();

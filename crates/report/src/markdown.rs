@@ -375,7 +375,12 @@ fn scenarios(out: &mut String, report: &Report) {
             } else {
                 format!("{} ({})", c.messages, c.first_message)
             },
-            c.latency.join(" | "),
+            c.latency
+                .iter()
+                .zip(&c.uncorrected)
+                .map(|(l, u)| if u.is_empty() { l.clone() } else { format!("{l} ({u})") })
+                .collect::<Vec<_>>()
+                .join(" | "),
             c.errors,
             c.wire_bytes,
             c.envelope,

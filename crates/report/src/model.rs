@@ -60,6 +60,8 @@ pub enum Section {
     Realtime,
     /// The wasm lab's two tables and its chart.
     Wasm,
+    /// Thread-group rows' steps by label (part of the load section, with a CSV of its own).
+    Steps,
 }
 
 /// One scenario as the report shows it.
@@ -223,6 +225,7 @@ impl Report {
             Section::Parse => !self.parse.is_empty(),
             Section::Realtime => !self.realtime.is_empty(),
             Section::Wasm => !self.wasm.is_empty(),
+            Section::Steps => self.rows.iter().any(|r| !r.summary.steps.is_empty()),
         }
     }
 

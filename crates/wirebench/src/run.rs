@@ -24,7 +24,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
     let profile = suite.profile(&profile_name).with_context(|| {
         let mut names: Vec<&str> = vec!["smoke", "quick", "full"];
-        names.extend(suite.profiles.keys().map(String::as_str));
+        names.extend(suite.profiles.keys().map(String::as_str).filter(|n| !["smoke", "quick", "full"].contains(n)));
         format!("unknown profile `{profile_name}`: use one of {}", names.join(", "))
     })?;
     if let Some(glob) = &args.only {

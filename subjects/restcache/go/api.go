@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -121,22 +122,16 @@ func (a *api) get(w http.ResponseWriter, r *http.Request, ps httprouter.Params) 
 }
 
 func (a *api) create(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
-	apiKey, ok := a.checkPath(w, r, ps, true)
-	if !ok {
-		return
-	}
-	value, ok := readValue(w, r)
-	if !ok {
-		return
-	}
-	key := ps.ByName("key")
-	if a.itemError(w, r, a.store.Create(r.Context(), apiKey, key, value)) {
-		return
-	}
-	writeJSON(w, http.StatusCreated, Item{Key: key, Value: value})
+	a.write(w, r, ps, a.store.Create, http.StatusCreated)
 }
 
 func (a *api) update(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {
+	a.write(w, r, ps, a.store.Update, http.StatusOK)
+}
+
+// write runs a create or an update: the path's checks, then the body's, then the store's.
+func (a *api) write(w http.ResponseWriter, r *http.Request, ps httprouter.Params,
+	op func(ctx context.Context, api, key, value string) error, status int) {
 	apiKey, ok := a.checkPath(w, r, ps, true)
 	if !ok {
 		return
@@ -146,10 +141,10 @@ func (a *api) update(w http.ResponseWriter, r *http.Request, ps httprouter.Param
 		return
 	}
 	key := ps.ByName("key")
-	if a.itemError(w, r, a.store.Update(r.Context(), apiKey, key, value)) {
+	if a.itemError(w, r, op(r.Context(), apiKey, key, value)) {
 		return
 	}
-	writeJSON(w, http.StatusOK, Item{Key: key, Value: value})
+	writeJSON(w, status, Item{Key: key, Value: value})
 }
 
 func (a *api) remove(w http.ResponseWriter, r *http.Request, ps httprouter.Params) {

@@ -122,18 +122,7 @@ func (s *sqliteStore) List(ctx context.Context, api string) ([]Item, error) {
 		return nil, fmt.Errorf("list items: %w", err)
 	}
 	defer rows.Close()
-	items := []Item{}
-	for rows.Next() {
-		var it Item
-		if err := rows.Scan(&it.Key, &it.Value); err != nil {
-			return nil, fmt.Errorf("list items: %w", err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list items: %w", err)
-	}
-	return items, nil
+	return scanItems(rows)
 }
 
 func (s *sqliteStore) Get(ctx context.Context, api, key string) (string, error) {
@@ -243,18 +232,7 @@ func (s *pgStore) List(ctx context.Context, api string) ([]Item, error) {
 		return nil, fmt.Errorf("list items: %w", err)
 	}
 	defer rows.Close()
-	items := []Item{}
-	for rows.Next() {
-		var it Item
-		if err := rows.Scan(&it.Key, &it.Value); err != nil {
-			return nil, fmt.Errorf("list items: %w", err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list items: %w", err)
-	}
-	return items, nil
+	return scanItems(rows)
 }
 
 func (s *pgStore) Get(ctx context.Context, api, key string) (string, error) {
@@ -311,4 +289,27 @@ func (s *pgStore) Delete(ctx context.Context, api, key string) error {
 func (s *pgStore) Close() error {
 	s.pool.Close()
 	return nil
+}
+
+// itemRows is what database/sql's and pgx's result sets have in common.
+type itemRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanItems reads (key, value) rows into items; never nil, so an empty list is [] in JSON.
+func scanItems(rows itemRows) ([]Item, error) {
+	items := []Item{}
+	for rows.Next() {
+		var it Item
+		if err := rows.Scan(&it.Key, &it.Value); err != nil {
+			return nil, fmt.Errorf("list items: %w", err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list items: %w", err)
+	}
+	return items, nil
 }
