@@ -704,8 +704,7 @@ fn merge_subject_bases(table: &mut toml::Table) -> Result<(), (String, String)> 
     let names: Vec<String> = subjects.keys().cloned().collect();
     for name in names {
         let mut seen = vec![name.clone()];
-        loop {
-            let Some(toml::Value::Table(me)) = subjects.get(&name) else { break };
+        while let Some(toml::Value::Table(me)) = subjects.get(&name) {
             let Some(base) = me.get("extends").cloned() else { break };
             let key = format!("subjects.{name}.extends");
             let toml::Value::String(base) = base else { return Err((key, "must name a subject".into())) };

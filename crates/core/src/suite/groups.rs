@@ -223,17 +223,16 @@ fn script(
         let mut steps = vec![];
         for (i, s) in spec.steps.iter().enumerate() {
             let at = |k: &str| format!("groups.{member}.steps[{i}].{k}");
-            let parse = |k: &str, text: &str, slots: &mut Vec<String>| {
-                parse_template(text, &known, slots).map_err(|m| (at(k), m))
-            };
-            let path = parse("path", &s.path, &mut slots)?;
+            let parse =
+                |k: &str, text: &str, slots: &[String]| parse_template(text, &known, slots).map_err(|m| (at(k), m));
+            let path = parse("path", &s.path, &slots)?;
             if !s.path.starts_with('/') {
                 return Err((at("path"), "must start with /".into()));
             }
-            let body = s.body.as_deref().map(|b| parse("body", b, &mut slots)).transpose()?;
+            let body = s.body.as_deref().map(|b| parse("body", b, &slots)).transpose()?;
             let mut headers = vec![];
             for (h, v) in &s.headers {
-                headers.push((h.clone(), parse("headers", v, &mut slots)?));
+                headers.push((h.clone(), parse("headers", v, &slots)?));
             }
             let mut capture = vec![];
             for (var, pointer) in &s.capture {
@@ -286,7 +285,7 @@ fn script(
 }
 
 /// Splits `text` at `{name}` holes; a name must be a data column or an earlier capture.
-fn parse_template(text: &str, known: &BTreeSet<String>, slots: &mut Vec<String>) -> Result<Template, String> {
+fn parse_template(text: &str, known: &BTreeSet<String>, slots: &[String]) -> Result<Template, String> {
     let mut parts = vec![];
     let mut rest = text;
     while let Some(open) = rest.find('{') {
