@@ -63,6 +63,10 @@ pub struct Cells {
     pub envelope: String,
     pub cpu_s: String,
     pub rss_mib: String,
+    /// Under CPU and RSS, for subjects with services (a database, a broker): their share,
+    /// `services 1.21` / `services 782`; empty otherwise.
+    pub service_cpu_s: String,
+    pub service_rss_mib: String,
     pub instrument_cpu_s: String,
     /// `failed 0 of 3 repeats completed` under a failed row's badge.
     pub repeats_note: Option<String>,
@@ -103,6 +107,12 @@ impl Cells {
             envelope: r.envelope_overhead().map_or(NONE.to_string(), |x| format!("{x:.3}×")),
             cpu_s: median("cpu_s", format::sig3),
             rss_mib: median("rss_kb", format::mib_from_kib),
+            service_cpu_s: r
+                .metric("service_cpu_s")
+                .map_or(String::new(), |s| format!("services {}", format::sig3(s.median))),
+            service_rss_mib: r
+                .metric("service_rss_kb")
+                .map_or(String::new(), |s| format!("services {}", format::mib_from_kib(s.median))),
             instrument_cpu_s: median("instrument_cpu_s", format::sig3),
             repeats_note: r.failed().then(|| format!("{} of {repeats} repeats completed", r.summary.ok_repeats)),
         }
@@ -119,7 +129,8 @@ pub const TABLE_NOTE: &str = "Latencies are medians over repeats of each repeat'
     a stream, the median time from sending the call to its first message. Open-model rows time \
     each request from its intended send time (response time, corrected for coordinated \
     omission); under p50 and p99 they also show it from the actual send time (uncorrected: the \
-    service time alone).";
+    service time alone). Subject CPU and RSS are the server side's: the subject and the services \
+    it uses (a database, a broker), every process of each; under them, the services' share.";
 
 /// Columns of the formats table before the published ones, and whether each is numeric.
 pub const FORMAT_COLUMNS: &[(&str, bool)] = &[

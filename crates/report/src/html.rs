@@ -292,8 +292,15 @@ fn scenarios(h: &mut String, report: &Report) {
                 put!(h, "<td class=\"num\">{l}<div class=\"sub\">{u}</div></td>");
             }
         }
-        for v in [&c.errors, &c.wire_bytes, &c.envelope, &c.cpu_s, &c.rss_mib, &c.instrument_cpu_s] {
-            put!(h, "<td class=\"num\">{v}</td>");
+        let subs = ["", "", "", c.service_cpu_s.as_str(), c.service_rss_mib.as_str(), ""];
+        for (v, sub) in
+            [&c.errors, &c.wire_bytes, &c.envelope, &c.cpu_s, &c.rss_mib, &c.instrument_cpu_s].iter().zip(subs)
+        {
+            if sub.is_empty() {
+                put!(h, "<td class=\"num\">{v}</td>");
+            } else {
+                put!(h, "<td class=\"num\">{v}<div class=\"sub\">{sub}</div></td>");
+            }
         }
         h.push_str("<td class=\"flags\">");
         for f in &r.flags {

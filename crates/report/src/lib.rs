@@ -206,7 +206,7 @@ mod tests {
             )
         };
         format!(
-            r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
+            r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"cpu_s":3.0,"rss_kb":1048576,"service_cpu_s":1.25,"service_rss_kb":524288,"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
             lat(900),
             lat(450),
             lat(300),
@@ -233,10 +233,16 @@ mod tests {
         assert!(steps.contains("200 iterations/s"), "{steps}");
         let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
         assert!(scenarios.contains("uncorrected 450 µs"), "{scenarios}");
+        // The database's share of the server side's CPU and memory, under them.
+        assert!(scenarios.contains("services 1.25") && scenarios.contains("services 512"), "{scenarios}");
         let csv = read(&dir.path().join("steps.csv"));
         assert_eq!(csv.lines().count(), 1 + 2, "{csv}");
         assert!(csv.contains("g3-open-go,restcache-go,create,600,3,"), "{csv}");
         let scenarios_csv = read(&dir.path().join("scenarios.csv"));
+        assert!(
+            scenarios_csv.lines().any(|l| l.starts_with("g3-open-go,") && l.contains(",1048576,1.25,524288,")),
+            "{scenarios_csv}"
+        );
         assert!(
             scenarios_csv.lines().any(|l| l.starts_with("g3-open-go,") && l.contains(",450,900,")),
             "{scenarios_csv}"

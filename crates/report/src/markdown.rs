@@ -384,8 +384,12 @@ fn scenarios(out: &mut String, report: &Report) {
             c.errors,
             c.wire_bytes,
             c.envelope,
-            c.cpu_s,
-            c.rss_mib,
+            if c.service_cpu_s.is_empty() { c.cpu_s.clone() } else { format!("{} ({})", c.cpu_s, c.service_cpu_s) },
+            if c.service_rss_mib.is_empty() {
+                c.rss_mib.clone()
+            } else {
+                format!("{} ({})", c.rss_mib, c.service_rss_mib)
+            },
             c.instrument_cpu_s,
             flags.join(" ")
         );
