@@ -15,7 +15,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache parse-page build-formats build-parse build-restcache build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -86,6 +86,10 @@ test-realtime: ## The realtime lab's app: HTTP, Socket.IO, WebSocket, TLS, bad i
 test-restcache: ## The REST service study's Go and Java servers' own tests (the shared contract runs in test-rust)
 	cd $(RESTCACHE_GO) && go test ./...
 	cd $(RESTCACHE_JAVA) && $(MVN) test
+
+fuzz-restcache: build-restcache ## Fuzz every REST service implementation against its OpenAPI document (Schemathesis from PyPI, installed once; not in CI)
+	$(CARGO) build --release --locked -p restcache-rust
+	subjects/restcache/fuzz.sh
 
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)
 	cd $(FORMATS_GO) && go test ./...

@@ -7,6 +7,9 @@ import jakarta.servlet.http.HttpServlet;
 import java.util.concurrent.CountDownLatch;
 
 final class Launcher {
+    /** Request line and headers a container accepts: room for a 1024-character key, percent-encoded. */
+    static final int MAX_HEADER_BYTES = 16 * 1024;
+
     static final int EXIT_USAGE = 2;
     static final int EXIT_FAILED = 1;
 
