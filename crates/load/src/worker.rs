@@ -205,6 +205,14 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
     local.block_on(&rt, tokio::task::unconstrained(load))
 }
 
+/// What one unit of a channel's loop did.
+enum Done {
+    /// An exchange's answer, to check and record.
+    Reply(crate::driver::Reply),
+    /// An iteration of a script, its steps recorded; true when every step answered as expected.
+    Iteration(bool),
+}
+
 /// How long a channel may take to end its session after the load (see `Channel::close`).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
@@ -264,8 +272,9 @@ async fn calls(
         Stop::Duration(d) => Some(start + d),
         Stop::Requests(_) => None,
     };
-    let mut user = job.script.as_ref().map(|s| User::new(s));
-    if user.is_some() && !job.ramp_up.is_zero() {
+    // A thread group's virtual user: the script and this user's variables.
+    let mut scripted = job.script.as_deref().map(|s| (s, User::new(s)));
+    if scripted.is_some() && !job.ramp_up.is_zero() {
         // User k of n starts k/n of the way through the ramp-up.
         let k = shared.users.fetch_add(1, Ordering::Relaxed);
         let delay = job.ramp_up.mul_f64(k as f64 / f64::from(job.plan.connections.max(1)));
@@ -300,42 +309,22 @@ async fn calls(
         if watchdog.deadline() < now + (REQUEST_TIMEOUT - TIMEOUT_SLACK) {
             watchdog.as_mut().reset(now + REQUEST_TIMEOUT);
         }
-        if let (Some(user), Some(script)) = (user.as_mut(), job.script.as_deref()) {
-            let open = job.plan.rate.is_some();
-            let iteration =
-                script::iteration(channel, script, &job.request, user, ticket, sent_at, open, &histograms, &tally);
-            let outcome = tokio::select! {
-                biased;
-                result = iteration => Ok(result),
-                () = &mut watchdog => Err(()),
-            };
-            let done = Instant::now();
-            last = done;
-            let mut t = tally.borrow_mut();
-            t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
-            match outcome {
-                Ok(Ok(completed)) => {
-                    if completed {
-                        t.iterations += 1;
-                        job.live.fetch_add(1, Ordering::Relaxed);
-                    }
-                    continue;
+        // The unit of work: one exchange, or one iteration of the script's steps (which
+        // records its steps itself).
+        let work = async {
+            match scripted.as_mut() {
+                Some((s, user)) => {
+                    let open = job.plan.rate.is_some();
+                    script::iteration(channel, s, &job.request, user, ticket, sent_at, open, &histograms, &tally)
+                        .await
+                        .map(Done::Iteration)
                 }
-                Ok(Err(e)) => {
-                    t.errors += 1;
-                    t.first_error.get_or_insert(e.to_string());
-                }
-                Err(()) => {
-                    t.errors += 1;
-                    let limit = (REQUEST_TIMEOUT - TIMEOUT_SLACK).as_secs();
-                    t.first_error.get_or_insert(format!("an iteration took over {limit} s"));
-                }
+                None => channel.exchange(false).await.map(Done::Reply),
             }
-            return; // the connection is unusable
-        }
+        };
         let outcome = tokio::select! {
             biased;
-            reply = channel.exchange(false) => Ok(reply),
+            done = work => Ok(done),
             () = &mut watchdog => Err(()),
         };
         let done = Instant::now();
@@ -343,7 +332,14 @@ async fn calls(
         let mut t = tally.borrow_mut();
         t.last_done = Some(t.last_done.map_or(done, |l| l.max(done)));
         let wrong = match outcome {
-            Ok(Ok(reply)) => {
+            Ok(Ok(Done::Iteration(completed))) => {
+                if completed {
+                    t.iterations += 1;
+                    job.live.fetch_add(1, Ordering::Relaxed);
+                }
+                None
+            }
+            Ok(Ok(Done::Reply(reply))) => {
                 let wrong = crate::mismatch(&reply, &job.expect);
                 if wrong.is_none() {
                     t.requests += 1;
@@ -370,7 +366,10 @@ async fn calls(
             Err(_) => {
                 t.errors += 1;
                 let limit = (REQUEST_TIMEOUT - TIMEOUT_SLACK).as_secs();
-                t.first_error.get_or_insert(format!("no answer within {limit} s"));
+                t.first_error.get_or_insert(match scripted {
+                    Some(_) => format!("an iteration took over {limit} s"),
+                    None => format!("no answer within {limit} s"),
+                });
                 return;
             }
         };
