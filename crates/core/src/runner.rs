@@ -129,6 +129,8 @@ pub struct RunOptions {
     pub profile: Profile,
     pub only: Option<String>,
     pub out_dir: PathBuf,
+    /// The project root (`{root}` in subjects' commands), as the supervisor knows it.
+    pub root: PathBuf,
     pub cpus: CpuSets,
     pub versions: BTreeMap<String, String>,
     pub git_revision: Option<String>,
@@ -201,7 +203,7 @@ pub fn run(
     for (i, &name) in subjects.iter().enumerate() {
         let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
         let spec = &suite.subjects[name];
-        match start_subject(name, suite, &opts.out_dir, &opts.profile_name, &mut services, launcher) {
+        match start_subject(name, suite, opts, &mut services, launcher) {
             Err(e) => {
                 for s in mine {
                     ctx.index += 1;
@@ -575,7 +577,7 @@ fn start_for_harness(
     let mut placeholders = Placeholders::default();
     placeholders.values.insert("profile".into(), opts.profile_name.clone());
     for name in &h.subjects {
-        let subject = start_subject(name, suite, &opts.out_dir, &opts.profile_name, services, launcher)?;
+        let subject = start_subject(name, suite, opts, services, launcher)?;
         placeholders.add_service(name, &Placeholders::ports(subject.ports()));
         running.push(subject);
     }
@@ -588,21 +590,20 @@ fn start_for_harness(
 fn start_subject(
     name: &str,
     suite: &Suite,
-    out_dir: &Path,
-    profile: &str,
+    opts: &RunOptions,
     services: &mut Services,
     launcher: &dyn Launcher,
 ) -> Result<Box<dyn RunningSubject>, String> {
     let spec = &suite.subjects[name];
     let mut placeholders = services.start(&spec.services, suite, launcher)?;
     // Absolute, since a subject may run from its own working directory.
-    let dir = std::path::absolute(out_dir.join(format!("subject-{name}"))).map_err(|e| e.to_string())?;
+    let dir = std::path::absolute(opts.out_dir.join(format!("subject-{name}"))).map_err(|e| e.to_string())?;
     if spec.command.iter().chain(spec.env.values()).chain(spec.setup.iter().flatten()).any(|t| t.contains("{dir}")) {
         std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     placeholders.values.insert("dir".into(), dir.display().to_string());
-    placeholders.values.insert("profile".into(), profile.into());
-    let root = std::path::absolute(".").map_err(|e| e.to_string())?;
+    placeholders.values.insert("profile".into(), opts.profile_name.clone());
+    let root = std::path::absolute(&opts.root).map_err(|e| e.to_string())?;
     placeholders.values.insert("root".into(), root.display().to_string());
     let spec = resolve(spec, &placeholders)?;
     launcher.start(name, &spec).map_err(|e| e.to_string())

@@ -70,6 +70,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
         cpus,
         versions: versions(),
         git_revision: git_revision(&root),
+        root,
         clock: now_utc,
     };
     eprintln!("results: {}", opts.out_dir.display());
