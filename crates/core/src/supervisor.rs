@@ -153,12 +153,10 @@ impl Launcher for Supervisor {
             cmd.args(&step[1..]).current_dir(&workdir).envs(&spec.env).stdin(Stdio::null());
             tie_to_runner(&mut cmd, &[]);
             let failed = |tail: String| SupervisorError::Setup { subject: name.into(), command: step.join(" "), tail };
-            match cmd.output() {
-                Err(e) => return Err(failed(format!("cannot start `{}`: {e}", program.display()))),
-                Ok(o) if !o.status.success() => {
-                    return Err(failed(format!("{}: {}", o.status, tail(&String::from_utf8_lossy(&o.stderr)))));
-                }
-                Ok(_) => {}
+            match run_step(cmd) {
+                Err(StepFailure::Start(e)) => return Err(failed(format!("cannot start `{}`: {e}", program.display()))),
+                Err(StepFailure::Exit(status, stderr)) => return Err(failed(format!("{status}: {stderr}"))),
+                Ok(()) => {}
             }
         }
         let program = resolve_program(&spec.command[0], &workdir);
@@ -223,12 +221,12 @@ impl Launcher for Supervisor {
         }
         for step in &spec.setup {
             let step = fill(step)?;
-            let out = helper_command(&step, &dir, &env)
-                .output()
-                .map_err(|e| failed(format!("setup `{}`: {e}", step.join(" "))))?;
-            if !out.status.success() {
-                let text = String::from_utf8_lossy(&out.stderr);
-                return Err(failed(format!("setup `{}` failed ({}): {}", step.join(" "), out.status, tail(&text))));
+            match run_step(helper_command(&step, &dir, &env)) {
+                Err(StepFailure::Start(e)) => return Err(failed(format!("setup `{}`: {e}", step.join(" ")))),
+                Err(StepFailure::Exit(status, stderr)) => {
+                    return Err(failed(format!("setup `{}` failed ({status}): {stderr}", step.join(" "))));
+                }
+                Ok(()) => {}
             }
         }
         let (log_path, log) = self.log_file(&format!("service-{name}.log"))?;
@@ -357,8 +355,9 @@ pub fn resolve_program(program: &str, workdir: &Path) -> PathBuf {
     }
 }
 
-/// A service's program: a path as given (the project root's when relative), a bare name on PATH, else in the system directories
-/// Debian installs servers to (`/usr/sbin`, PostgreSQL's versioned `bin`).
+/// A service's program: a path as given (`start_service` has made a relative one the project
+/// root's), a bare name on PATH, else in the system directories Debian installs servers to
+/// (`/usr/sbin`, PostgreSQL's versioned `bin`).
 fn find_program(program: &str) -> Option<PathBuf> {
     let is_file = |p: &Path| p.is_file();
     if program.contains('/') {
@@ -372,6 +371,23 @@ fn find_program(program: &str) -> Option<PathBuf> {
     postgres.sort();
     dirs.extend(postgres.into_iter().rev());
     dirs.into_iter().map(|d| d.join(program)).find(|p| is_file(p))
+}
+
+/// Why a setup step (a subject's or a service's) failed.
+enum StepFailure {
+    Start(std::io::Error),
+    /// Its exit status and the tail of its stderr.
+    Exit(std::process::ExitStatus, String),
+}
+
+/// Runs a setup step to its end, its output captured.
+fn run_step(mut cmd: Command) -> Result<(), StepFailure> {
+    let out = cmd.output().map_err(StepFailure::Start)?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(StepFailure::Exit(out.status, tail(&String::from_utf8_lossy(&out.stderr))))
+    }
 }
 
 fn port_accepts(port: u16) -> bool {
