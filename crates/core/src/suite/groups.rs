@@ -167,9 +167,20 @@ pub fn scripts(
     root: &std::path::Path,
 ) -> Result<BTreeMap<String, Arc<Script>>, (String, String)> {
     let mut data: BTreeMap<String, Arc<DataSet>> = BTreeMap::new();
+    // Groups that name the same data set share one copy (the REST study's G2 and G3 both take
+    // its 100,000 rows), read or generated once.
+    let mut loaded: Vec<(&DataSpec, Arc<DataSet>)> = vec![];
     for (name, g) in groups {
         if let Some(spec) = &g.data {
-            data.insert(name.clone(), Arc::new(load_data(spec, root).map_err(|m| (format!("groups.{name}.data"), m))?));
+            let set = match loaded.iter().find(|(s, _)| *s == spec) {
+                Some((_, set)) => set.clone(),
+                None => {
+                    let set = Arc::new(load_data(spec, root).map_err(|m| (format!("groups.{name}.data"), m))?);
+                    loaded.push((spec, set.clone()));
+                    set
+                }
+            };
+            data.insert(name.clone(), set);
         }
     }
     groups.keys().map(|name| Ok((name.clone(), Arc::new(script(name, groups, &data)?)))).collect()
