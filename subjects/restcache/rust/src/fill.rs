@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use futures_util::SinkExt;
 use uuid::Uuid;
 
-use crate::store::{Store, POSTGRES_SCHEMA, SQLITE_SCHEMA};
+use crate::store::{Store, SQLITE_SCHEMA};
 
 /// The study's pre-filled state.
 pub const STUDY_API_KEYS: u64 = 4_000_000;
@@ -41,50 +41,50 @@ pub async fn fill(url: &str, api_keys: u64) -> Result<Filled> {
         return tokio::task::spawn_blocking(move || fill_sqlite(&path, api_keys)).await?;
     }
     create_database(url).await?;
+    // Opening the store creates the schema.
     let store = Store::open(url, 1).await?;
     let Store::Postgres(pool) = store else { bail!("not a PostgreSQL store") };
     let mut client = pool.get().await?;
-    client.batch_execute(POSTGRES_SCHEMA).await?;
     let held: i64 = client.query_one("SELECT count(*) FROM api", &[]).await?.get(0);
     if held > 0 {
         return Ok(Filled { api_keys: held as u64, items: 0, kept: true });
     }
     let tx = client.transaction().await?;
+    copy_lines(&tx, "COPY api (key) FROM STDIN", (0..api_keys).map(|k| format!("{}\n", Rows::api_key(k)))).await?;
     let mut rows = Rows::new();
-    let api = tx.copy_in("COPY api (key) FROM STDIN").await?;
-    let cache = {
-        let mut sink = Box::pin(api);
-        let mut buf = String::new();
-        for k in 0..api_keys {
-            buf.push_str(&rows.api_key(k).to_string());
-            buf.push('\n');
-            if buf.len() > 1 << 20 {
-                sink.send(bytes::Bytes::from(std::mem::take(&mut buf))).await?;
-            }
-        }
-        sink.send(bytes::Bytes::from(buf)).await?;
-        sink.as_mut().finish().await?;
-        tx.copy_in("COPY cache (api, key, doc) FROM STDIN").await?
-    };
-    let mut sink = Box::pin(cache);
-    let mut buf = String::new();
-    let mut rows = Rows::new();
-    for k in 0..api_keys {
-        let api = rows.api_key(k);
+    let items = (0..api_keys).map(|k| {
+        let api = Rows::api_key(k);
+        let mut lines = String::new();
         for _ in 0..ITEMS_PER_KEY {
             let (key, value) = rows.item();
             // COPY's text format: tab-separated; the hex values need no escaping.
-            buf.push_str(&format!("{api}\t{key}\t{{\"value\": \"{value}\"}}\n"));
+            lines.push_str(&format!("{api}\t{key}\t{{\"value\": \"{value}\"}}\n"));
         }
+        lines
+    });
+    copy_lines(&tx, "COPY cache (api, key, doc) FROM STDIN", items).await?;
+    tx.commit().await?;
+    client.batch_execute("ANALYZE api; ANALYZE cache").await?;
+    Ok(Filled { api_keys, items: api_keys * ITEMS_PER_KEY, kept: false })
+}
+
+/// Sends `lines` through `statement` (a `COPY … FROM STDIN`) in chunks of about 1 MiB.
+async fn copy_lines(
+    tx: &deadpool_postgres::Transaction<'_>,
+    statement: &str,
+    lines: impl Iterator<Item = String>,
+) -> Result<()> {
+    let mut sink = Box::pin(tx.copy_in(statement).await?);
+    let mut buf = String::new();
+    for line in lines {
+        buf.push_str(&line);
         if buf.len() > 1 << 20 {
             sink.send(bytes::Bytes::from(std::mem::take(&mut buf))).await?;
         }
     }
     sink.send(bytes::Bytes::from(buf)).await?;
     sink.as_mut().finish().await?;
-    tx.commit().await?;
-    client.batch_execute("ANALYZE api; ANALYZE cache").await?;
-    Ok(Filled { api_keys, items: api_keys * ITEMS_PER_KEY, kept: false })
+    Ok(())
 }
 
 /// Creates the URL's database on its server when it does not exist yet (through the server's
@@ -118,7 +118,7 @@ fn fill_sqlite(path: &str, api_keys: u64) -> Result<Filled> {
         let mut item = tx.prepare("INSERT INTO cache (api, key, value) VALUES (?1, ?2, ?3)")?;
         let mut rows = Rows::new();
         for k in 0..api_keys {
-            let key = rows.api_key(k).to_string();
+            let key = Rows::api_key(k).to_string();
             api.execute([&key])?;
             for _ in 0..ITEMS_PER_KEY {
                 let (ikey, value) = rows.item();
@@ -151,7 +151,7 @@ impl Rows {
     }
 
     /// The `k`th API key; it depends on `k` alone, so both tables agree.
-    fn api_key(&mut self, k: u64) -> Uuid {
+    fn api_key(k: u64) -> Uuid {
         let mut r = Rows { state: SEED ^ k.wrapping_mul(0xA24B_AED4_963E_E407) };
         let bytes = [r.next().to_le_bytes(), r.next().to_le_bytes()].concat();
         uuid::Builder::from_random_bytes(bytes.try_into().expect("16 bytes")).into_uuid()
@@ -171,9 +171,9 @@ mod tests {
     #[test]
     fn rows_are_the_same_for_every_run_and_keys_are_version_4() {
         let (mut a, mut b) = (Rows::new(), Rows::new());
-        assert_eq!(a.api_key(7), b.api_key(7));
-        assert_ne!(a.api_key(7), a.api_key(8));
-        assert_eq!(a.api_key(3).get_version_num(), 4);
+        assert_eq!(Rows::api_key(7), Rows::api_key(7));
+        assert_ne!(Rows::api_key(7), Rows::api_key(8));
+        assert_eq!(Rows::api_key(3).get_version_num(), 4);
         let item = a.item();
         assert_eq!(item, b.item());
         assert_eq!((item.0.len(), item.1.len()), (16, 32));

@@ -10,7 +10,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use uuid::Uuid;
 
 pub const SQLITE_SCHEMA: &str = include_str!("../../schema/sqlite.sql");
-pub const POSTGRES_SCHEMA: &str = include_str!("../../schema/postgres.sql");
+const POSTGRES_SCHEMA: &str = include_str!("../../schema/postgres.sql");
 
 /// One item of an API key.
 #[derive(Debug, Clone, serde::Serialize)]
