@@ -158,6 +158,27 @@ pub fn process_rss_kb(pid: u32) -> Option<u64> {
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
+/// Proportional set size of process `pid` in KiB, from `/proc/<pid>/smaps_rollup`: its resident
+/// pages, each shared page divided by the number of processes that map it.
+pub fn process_pss_kb(pid: u32) -> Option<u64> {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
+    rollup
+        .lines()
+        .find_map(|l| l.strip_prefix("Pss:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Resident memory of a group of processes in KiB: a lone process's RSS; for several (PostgreSQL's
+/// backends), the sum of their PSS, so the pages they share (the shared buffers, the server's
+/// code) count once rather than once per process, as summed RSS would.
+pub fn processes_memory_kb(pids: &[u32]) -> u64 {
+    match pids {
+        [] => 0,
+        [pid] => process_rss_kb(*pid).unwrap_or(0),
+        _ => pids.iter().map(|&p| process_pss_kb(p).or_else(|| process_rss_kb(p)).unwrap_or(0)).sum(),
+    }
+}
+
 /// `pid` and every process below it, from `/proc/<pid>/task/*/children` (a server's workers:
 /// PostgreSQL's backends, a forking broker). Empty when `pid` is gone.
 pub fn process_tree(pid: u32) -> Vec<u32> {
@@ -227,9 +248,36 @@ mod tests {
         }
         assert!(process_cpu_s(pid).unwrap() > 0.0);
         assert!(process_rss_kb(pid).unwrap() > 100);
+        assert!(process_pss_kb(pid).unwrap() > 0);
         assert!(own_cpu_s() > 0.0);
         assert!(process_cpu_s(u32::MAX).is_none());
         let m = describe();
         assert!(m.cores >= online_cpus().len() && m.memory_kb > 0 && !m.kernel.is_empty());
+    }
+
+    #[test]
+    fn pages_several_processes_share_count_once() {
+        // Two copies of one program share its code and libc's: summed RSS counts those pages
+        // twice, the processes' memory once.
+        let mut children: Vec<_> =
+            (0..2).map(|_| std::process::Command::new("sleep").arg("60").spawn().expect("sleep runs")).collect();
+        let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+        // exec has happened once the process maps sleep itself (not the test binary any more).
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while pids
+            .iter()
+            .any(|p| !std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "sleep"))
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::yield_now();
+        }
+        let summed_rss: u64 = pids.iter().map(|&p| process_rss_kb(p).unwrap()).sum();
+        let together = processes_memory_kb(&pids);
+        for c in &mut children {
+            c.kill().ok();
+            c.wait().ok();
+        }
+        assert!(together > 0 && together < summed_rss, "PSS sum {together} KiB, RSS sum {summed_rss} KiB");
+        assert_eq!(processes_memory_kb(&[]), 0);
     }
 }

@@ -628,9 +628,10 @@ struct ServerUse {
     service_rss_kb: Option<u64>,
 }
 
-/// Samples the server side's CPU time (difference over the measurement) and peak RSS (polled
-/// every 20 ms on a thread, since VmHWM would be the peak of the whole process lifetime): the
-/// subject and its services, each with every process below it (found again every 0.5 s).
+/// Samples the server side's CPU time (difference over the measurement) and peak resident memory
+/// (polled every 20 ms on a thread, since VmHWM would be the peak of the whole process lifetime):
+/// the subject and its services, each with every process below it (found again every 0.5 s).
+/// Memory is `machine::processes_memory_kb`: RSS of a lone process, summed PSS of several.
 struct Sampler {
     subject: Option<u32>,
     services: Vec<u32>,
@@ -664,9 +665,8 @@ impl Sampler {
                         mine = machine::process_tree(pid);
                         theirs = roots.iter().flat_map(|&r| machine::process_tree(r)).collect();
                     }
-                    let rss = |pids: &[u32]| pids.iter().map(|&p| machine::process_rss_kb(p).unwrap_or(0)).sum::<u64>();
-                    let service = rss(&theirs);
-                    peak = peak.max(rss(&mine) + service);
+                    let service = machine::processes_memory_kb(&theirs);
+                    peak = peak.max(machine::processes_memory_kb(&mine) + service);
                     service_peak = service_peak.max(service);
                     if done.load(Ordering::Relaxed) {
                         break;
