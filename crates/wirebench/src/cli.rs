@@ -34,6 +34,12 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
+    /// Only this suite (a name in --suites-dir or a path).
+    pub suite: Option<String>,
+    /// Print this thread group's data set as CSV (header, then one row per line) instead, e.g.
+    /// for a JMeter CSV Data Set Config that should read the same rows; needs the suite.
+    #[arg(long, value_name = "GROUP", requires = "suite")]
+    pub data: Option<String>,
     #[arg(long, default_value = "suites")]
     pub suites_dir: PathBuf,
 }
@@ -104,6 +110,18 @@ pub struct LoadArgs {
     /// Load threads (default: the CPUs this process may use).
     #[arg(long)]
     pub threads: Option<usize>,
+    /// Run this thread group of --suite instead of one request: the URL is the service's base
+    /// (http://host:port), -n counts iterations, and each step is reported.
+    #[arg(long, value_name = "GROUP", requires = "suite", conflicts_with_all = ["method", "body_bytes", "body_file"])]
+    pub group: Option<String>,
+    /// The suite that defines --group (a name in --suites-dir or a path).
+    #[arg(long, requires = "group")]
+    pub suite: Option<String>,
+    #[arg(long, default_value = "suites")]
+    pub suites_dir: PathBuf,
+    /// Start the connections (virtual users) evenly over this many seconds, as a thread group's ramp-up.
+    #[arg(long)]
+    pub ramp_up: Option<f64>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

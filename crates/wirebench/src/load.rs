@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use crate::cli::LoadArgs;
 use wirebench_core::machine;
 use wirebench_core::runner::{Executor, Plan, Stop, Target};
-use wirebench_core::suite::{Expect, Scenario};
+use wirebench_core::suite::{self, Expect, Scenario, Script, Suite};
 use wirebench_load::LoadEngine;
 
 pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
@@ -23,6 +23,18 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     if args.connections == 0 || args.streams == 0 {
         bail!("-c and -m must be at least 1");
     }
+    if args.ramp_up.is_some_and(|r| !(r >= 0.0 && r.is_finite())) {
+        bail!("--ramp-up must be 0 or more seconds");
+    }
+    let script = match (&args.group, &args.suite) {
+        (Some(group), Some(suite)) => {
+            if path != "/" {
+                bail!("with --group the URL is the service's base (http://host:port), not `{}`", args.url);
+            }
+            Some(group_script(suite, group, &args.suites_dir)?)
+        }
+        _ => None,
+    };
     let scenario = Scenario {
         id: "load".into(),
         subject: "url".into(),
@@ -31,9 +43,9 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         port: None,
         method: args.method.clone(),
         path,
-        group: None,
-        ramp_up_s: None,
-        script: None,
+        group: args.group.clone(),
+        ramp_up_s: args.ramp_up,
+        script,
         body_bytes: args.body_bytes,
         body: None,
         body_file: args.body_file.clone(),
@@ -72,6 +84,12 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             "first_message_us": r.first_message.as_ref().map(|f| serde_json::json!({"p50": f.p50, "p99": f.p99, "max": f.max})),
             "latency_uncorrected_us": r.latency_uncorrected.as_ref().map(|u| serde_json::json!({"min": u.min, "p50": u.p50, "p90": u.p90, "p99": u.p99, "p999": u.p999, "max": u.max, "mean": u.mean})),
             "first_error": r.first_error,
+            "iterations": r.iterations,
+            "iterations_per_s": r.iterations.map(|i| if secs > 0.0 { i as f64 / secs } else { 0.0 }),
+            "steps": r.steps.iter().map(|s| serde_json::json!({
+                "label": s.label, "requests": s.requests, "errors": s.errors,
+                "latency_us": {"p50": s.latency_us.p50, "p99": s.latency_us.p99, "max": s.latency_us.max, "mean": s.latency_us.mean},
+            })).collect::<Vec<_>>(),
         });
         println!("{v}");
     } else {
@@ -93,6 +111,16 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
                 l.min, l.p50, l.p90, l.p99, l.p999, l.max
             ),
         }
+        if let Some(i) = r.iterations {
+            println!("iterations {i}  {:.0} iterations/s", if secs > 0.0 { i as f64 / secs } else { 0.0 });
+            for s in &r.steps {
+                let l = &s.latency_us;
+                println!(
+                    "  step {:<12} requests {}  errors {}  latency µs p50 {} p99 {} max {}",
+                    s.label, s.requests, s.errors, l.p50, l.p99, l.max
+                );
+            }
+        }
         if let Some(f) = &r.first_message {
             println!("first message µs: p50 {} p99 {} max {}", f.p50, f.p99, f.max);
         }
@@ -102,6 +130,23 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The script of thread group `group` of a suite, its data generated or read as the suite's rows are.
+fn group_script(suite: &str, group: &str, suites_dir: &std::path::Path) -> anyhow::Result<std::sync::Arc<Script>> {
+    let path = suite::resolve(suite, suites_dir);
+    let suite = Suite::load(&path, &wirebench_load::driver_ids()).map_err(|e| anyhow::anyhow!(e))?;
+    if !suite.groups.contains_key(group) {
+        let known: Vec<&str> = suite.groups.keys().map(String::as_str).collect();
+        bail!(
+            "{} has no thread group `{group}` (it has: {})",
+            path.display(),
+            if known.is_empty() { "none".into() } else { known.join(", ") }
+        );
+    }
+    let mut scripts = suite::groups::scripts(&suite.groups, std::path::Path::new("."))
+        .map_err(|(key, message)| anyhow::anyhow!("{}: {key}: {message}", path.display()))?;
+    Ok(scripts.remove(group).expect("every group has a script"))
 }
 
 /// `key=value` pairs: the value as JSON (`10`, `true`, `"x"`), else as a plain string.

@@ -126,3 +126,75 @@ fn sigkill_mid_load_leaves_no_database_or_service_and_keeps_written_lines() {
     let first: serde_json::Value = serde_json::from_str(lines.lines().next().unwrap()).unwrap();
     assert_eq!((first["scenario"].as_str(), first["status"].as_str()), (Some("g3-u100-go-postgres"), Some("ok")));
 }
+
+/// `wirebench load --group` runs a suite's thread group at a service the user started, and
+/// `wirebench list --data` prints the rows that group reads (for JMeter's CSV Data Set).
+#[test]
+fn load_runs_a_suites_thread_group_and_list_prints_its_data() {
+    common::assert_built(&["target/release/restcache-rust"]);
+    let wirebench = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wirebench"))
+            .args(args)
+            .current_dir(common::workspace())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let store = format!("sqlite:{}/restcache.db", dir.path().display());
+    // Killed when the test ends, whichever way it ends.
+    struct Service(std::process::Child);
+    impl Drop for Service {
+        fn drop(&mut self) {
+            self.0.kill().ok();
+            self.0.wait().ok();
+        }
+    }
+    let service = Service(
+        std::process::Command::new(common::workspace().join("target/release/restcache-rust"))
+            .args(["--port", &port.to_string(), "--store", &store])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "restcache-rust did not listen within 30 s");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let base = format!("http://127.0.0.1:{port}");
+    let out = wirebench(&["load", &base, "--suite", "restcache", "--group", "g3", "-n", "40", "-c", "4", "--json"]);
+    let wrong_path = wirebench(&["load", &format!("{base}/api/"), "--suite", "restcache", "--group", "g3"]);
+    drop(service);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // -n counts iterations; each is five verified steps.
+    assert_eq!(
+        (r["iterations"].as_u64(), r["requests"].as_u64(), r["errors"].as_u64()),
+        (Some(40), Some(200), Some(0))
+    );
+    let steps: Vec<(&str, u64, u64)> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["label"].as_str().unwrap(), s["requests"].as_u64().unwrap(), s["errors"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(steps, [("new key", 40, 0), ("create", 40, 0), ("get", 40, 0), ("update", 40, 0), ("delete", 40, 0)]);
+    assert!(!wrong_path.status.success());
+    assert!(String::from_utf8_lossy(&wrong_path.stderr).contains("the service's base"));
+
+    let data = wirebench(&["list", "restcache", "--data", "g3"]);
+    assert!(data.status.success(), "{}", String::from_utf8_lossy(&data.stderr));
+    let text = String::from_utf8(data.stdout).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("key,new_value,value"));
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 100_000);
+    assert!(rows.iter().all(|r| r.len() == 16 + 1 + 32 + 1 + 32), "16-, 32- and 32-character hex columns");
+    assert_eq!(wirebench(&["list", "restcache", "--data", "g3"]).stdout, text.as_bytes(), "the same rows every time");
+    let none = wirebench(&["list", "restcache", "--data", "g1"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("thread group `g1` has no data set"));
+}
