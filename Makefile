@@ -15,7 +15,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -96,8 +96,13 @@ test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, 
 	cd $(FORMATS_TS) && npm test --silent
 	cd $(FORMATS_JAVA) && $(MVN) test
 
-bench: setup build setup-ghz setup-oha ## The instrument against h2load, wrk, ghz and oha (HTTP/3) on the same subjects: prints ratios
+bench: setup build setup-ghz setup-oha setup-jmeter ## The instrument against h2load, wrk, ghz, oha (HTTP/3) and JMeter (a thread group) on the same subjects: prints ratios
 	bench/peers
+
+# Apache JMeter (the thread-group peer) from Maven Central, laid out as its distribution in
+# bench/jmeter/target/jmeter, only for `make bench`.
+setup-jmeter:
+	@[ -f bench/jmeter/target/jmeter/bin/ApacheJMeter.jar ] || $(MVN) -q -f bench/jmeter/pom.xml package
 
 # oha with HTTP/3 (the h3 peer) from crates.io, only for `make bench`: about ten minutes to build.
 OHA_VERSION := 1.16.0
