@@ -8,6 +8,7 @@ use crate::cells::LATENCY_METRICS;
 use crate::formats::{ALLOCS, ALLOC_BYTES, DESERIALIZE, SERIALIZE, SIZES};
 use crate::model::{Report, Section};
 use crate::parse::{IO, PARSE, STUDY, TOTAL};
+use crate::restcache::RestCache;
 use crate::wasm::{self, COPY_IN, COPY_OUT, KERNEL, ROUNDTRIP};
 
 /// Writes one table from the report.
@@ -23,6 +24,7 @@ pub const TABLES: &[(&str, Option<Section>, Table)] = &[
     ("realtime.csv", Some(Section::Realtime), realtime),
     ("wasm.csv", Some(Section::Wasm), kernels),
     ("steps.csv", Some(Section::Steps), steps),
+    ("restcache.csv", Some(Section::RestCache), restcache_cases),
 ];
 
 /// The tables this report writes: those of the sections it shows.
@@ -333,6 +335,54 @@ pub fn realtime(report: &Report) -> String {
                 num(r.p95_ms()),
                 num(r.ms_per_message()),
                 r.summary.error.clone().unwrap_or_default(),
+            ],
+        );
+    }
+    out
+}
+
+/// Header of `restcache.csv`.
+pub const RESTCACHE_COLUMNS: &[&str] = &[
+    "scenario",
+    "store",
+    "state",
+    "group",
+    "users",
+    "impl",
+    "ok_repeats",
+    "rps_median",
+    "mean_us",
+    "service_cpu_us_per_request",
+    "database_cpu_us_per_request",
+    "service_kb",
+    "database_kb",
+    "error",
+];
+
+/// `restcache.csv`: one line per case of the REST service study, in the order they ran, with the
+/// server side's use split between the service and the database.
+pub fn restcache_cases(report: &Report) -> String {
+    let mut out = header(RESTCACHE_COLUMNS);
+    for s in &report.restcache.cases {
+        let p = |k: &str| s.param(k).unwrap_or_default().to_string();
+        let u = RestCache::use_of(s);
+        line(
+            &mut out,
+            &[
+                s.scenario.clone(),
+                p("store"),
+                p("state"),
+                p("group"),
+                p("users"),
+                p("impl"),
+                s.ok_repeats.to_string(),
+                num(s.get("rps").map(|x| x.median)),
+                num(s.get("mean_us").map(|x| x.median)),
+                num(u.map(|u| u.service_cpu_us)),
+                num(u.map(|u| u.database_cpu_us)),
+                num(u.map(|u| u.service_kb)),
+                num(u.map(|u| u.database_kb)),
+                s.error.clone().unwrap_or_default(),
             ],
         );
     }

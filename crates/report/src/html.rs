@@ -12,6 +12,7 @@ use crate::model::{Flag, Report, Row, Section};
 use crate::parse;
 use crate::published;
 use crate::realtime;
+use crate::restcache;
 use crate::wasm;
 use wirebench_core::results::ScenarioSummary;
 
@@ -64,6 +65,9 @@ pub fn page(report: &Report, charts: &[Chart]) -> String {
     }
     if load || !report.claims.is_empty() {
         claims(&mut h, report);
+    }
+    if report.shows(Section::RestCache) {
+        restcache_section(&mut h, report);
     }
     if load {
         scenarios(&mut h, report);
@@ -588,6 +592,41 @@ fn steps(h: &mut String, report: &Report) {
         h.push_str("</tbody></table></details>\n");
     }
     h.push_str("</section>\n");
+}
+
+/// The REST service study: its cases per implementation, a table per store, then the server side
+/// with the service and the database apart.
+fn restcache_section(h: &mut String, report: &Report) {
+    let rc = &report.restcache;
+    h.push_str("<section id=\"restcache\">\n<h2>REST service study: every case per implementation</h2>\n");
+    for t in rc.case_tables().iter().chain(rc.resources_table().as_ref()) {
+        put!(
+            h,
+            "<h3>{}</h3>\n<div class=\"scroll\"><table class=\"restcache\" data-table=\"{}\">\n<thead><tr>",
+            Esc(&t.title),
+            Esc(&t.id)
+        );
+        for (i, head) in t.head.iter().enumerate() {
+            put!(h, "<th{}>{}</th>", if i == 0 { "" } else { " class=\"num\"" }, Esc(head));
+        }
+        h.push_str("</tr></thead>\n<tbody>\n");
+        for row in &t.rows {
+            put!(h, "<tr><th scope=\"row\">{}</th>", Esc(&row.head));
+            for c in &row.cells {
+                let class = if c.failed { "num failed" } else { "num" };
+                let scenario = c.scenario.as_ref().map_or(String::new(), |s| format!(" data-scenario=\"{}\"", Esc(s)));
+                let text = if c.best { format!("<strong>{}</strong>", Esc(&c.text)) } else { Esc(&c.text).to_string() };
+                put!(h, "<td class=\"{class}\"{scenario}>{text}");
+                if let Some(sub) = &c.sub {
+                    put!(h, "<div class=\"ci\">{}</div>", Esc(sub));
+                }
+                h.push_str("</td>");
+            }
+            h.push_str("</tr>\n");
+        }
+        h.push_str("</tbody>\n</table></div>\n");
+    }
+    put!(h, "<p class=\"muted small\">{}</p>\n</section>\n", Esc(restcache::NOTE));
 }
 
 /// The wasm lab: the study's two tables, ours beside its numbers, and the chart.

@@ -11,6 +11,7 @@ use crate::model::{Flag, Report, Section};
 use crate::parse;
 use crate::published;
 use crate::realtime;
+use crate::restcache;
 use crate::wasm;
 
 macro_rules! put {
@@ -80,6 +81,9 @@ pub fn summary(report: &Report) -> String {
     if load || !report.claims.is_empty() {
         claims(&mut out, report);
     }
+    if report.shows(Section::RestCache) {
+        restcache_section(&mut out, report);
+    }
     if load {
         scenarios(&mut out, report);
         steps(&mut out, report);
@@ -128,6 +132,36 @@ fn steps(out: &mut String, report: &Report) {
             );
         }
     }
+}
+
+/// The REST service study: its cases per implementation and store, then the server side.
+fn restcache_section(out: &mut String, report: &Report) {
+    let rc = &report.restcache;
+    out.push_str("\n## REST service study: every case per implementation\n\n");
+    for t in rc.case_tables().iter().chain(rc.resources_table().as_ref()) {
+        put!(out, "### {}\n\n|", md(&t.title));
+        for head in &t.head {
+            put!(out, " {} |", md(head));
+        }
+        put!(out, "\n|---|{}\n", "--:|".repeat(t.head.len() - 1));
+        for row in &t.rows {
+            let cells: Vec<String> = row
+                .cells
+                .iter()
+                .map(|c| {
+                    let text = if c.best { format!("**{}**", md(&c.text)) } else { md(&c.text) };
+                    let failed = if c.failed { " (failed)" } else { "" };
+                    match &c.sub {
+                        Some(sub) => format!("{text} ({}){failed}", md(sub)),
+                        None => format!("{text}{failed}"),
+                    }
+                })
+                .collect();
+            put!(out, "| {} | {} |\n", md(&row.head), cells.join(" | "));
+        }
+        out.push('\n');
+    }
+    put!(out, "{}\n\n", restcache::NOTE);
 }
 
 /// The wasm lab: the study's two tables with ours beside its numbers.

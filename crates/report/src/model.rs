@@ -14,6 +14,7 @@ use crate::format;
 use crate::formats::Formats;
 use crate::parse::{self, Parse};
 use crate::realtime::{self, Realtime};
+use crate::restcache::RestCache;
 use crate::wasm::{self, Wasm};
 use crate::ReportError;
 
@@ -33,6 +34,8 @@ pub struct Report {
     pub realtime: Realtime,
     /// The wasm lab's rows (summaries with `kernel` and `impl`).
     pub wasm: Wasm,
+    /// The REST service study's cases: load rows with its labels, also in `rows`.
+    pub restcache: RestCache,
     pub claims: Vec<Judged>,
     /// The fastest closed-model scenario per payload group.
     pub headline: Vec<Group>,
@@ -62,6 +65,8 @@ pub enum Section {
     Wasm,
     /// Thread-group rows' steps by label (part of the load section, with a CSV of its own).
     Steps,
+    /// The REST service study's cases per implementation and store (part of the load section).
+    RestCache,
 }
 
 /// One scenario as the report shows it.
@@ -179,12 +184,25 @@ impl Report {
         let (parsed, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(parse::is_parse);
         let (timed, rest): (Vec<_>, Vec<_>) = rest.into_iter().partition(realtime::is_realtime);
         let (kernels, load): (Vec<_>, Vec<_>) = rest.into_iter().partition(wasm::is_wasm);
+        let restcache = RestCache::of(&load);
         let rows: Vec<Row> = load.into_iter().map(Row::of).collect();
         let headline = headline(&rows);
         let torn_last_line = results.torn_last_line;
         let (formats, parse, realtime) = (Formats::of(harness), Parse::of(parsed), Realtime::of(timed));
         let wasm = Wasm::of(kernels);
-        Report { run: results.run, suite, rows, formats, parse, realtime, wasm, claims, headline, torn_last_line }
+        Report {
+            run: results.run,
+            suite,
+            rows,
+            formats,
+            parse,
+            realtime,
+            wasm,
+            restcache,
+            claims,
+            headline,
+            torn_last_line,
+        }
     }
 
     /// The run did not finish, a measurement line was cut off, or the suite could not be read.
@@ -226,6 +244,7 @@ impl Report {
             Section::Realtime => !self.realtime.is_empty(),
             Section::Wasm => !self.wasm.is_empty(),
             Section::Steps => self.rows.iter().any(|r| !r.summary.steps.is_empty()),
+            Section::RestCache => !self.restcache.is_empty(),
         }
     }
 

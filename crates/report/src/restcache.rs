@@ -1,0 +1,243 @@
+//! The REST service study's tables, computed once: its 16 cases (two store states × four thread
+//! groups × two user counts) per implementation, one table per store, and the server side's CPU and
+//! memory with the service and the database apart (`suites/restcache.toml`).
+//!
+//! Rows are load rows that carry the labels `impl`, `store`, `state`, `group` and `users` and are
+//! in the closed model; they stay in the scenarios table too, this section arranges them. Depends
+//! on no other module of the report but `format`: the model holds a `RestCache`, the outputs render
+//! its generic `Table`s.
+
+use wirebench_core::results::ScenarioSummary;
+use wirebench_core::stats::Summary;
+
+use crate::format::{self, NONE};
+
+/// Implementations in the study's order, with Rust after them, and their column headers.
+pub const IMPLS: &[(&str, &str)] =
+    &[("go", "Go"), ("jetty", "Java, Jetty"), ("tomcat", "Java, Tomcat"), ("rust", "Rust")];
+/// Stores, the study's kind (a database server) first.
+pub const STORES: &[(&str, &str)] = &[("postgres", "PostgreSQL"), ("sqlite", "SQLite")];
+const STATES: &[(&str, &str)] = &[("empty", "empty"), ("filled", "pre-filled")];
+
+/// What the section says under its tables.
+pub const NOTE: &str = "Each cell: the median req/s over the repeats (every step of the group, JMeter's \
+    throughput) and the mean latency; the highest req/s of a case is in bold. CPU per request is the \
+    median over a store's cases of the server side's CPU time ÷ the requests it answered; \
+    memory is the highest peak over those cases: a lone process's resident set, or for PostgreSQL's \
+    processes the sum of their proportional set sizes, so the shared buffers count once. SQLite runs \
+    inside the service, so its CPU and memory are the service's.";
+
+/// The study's rows of a run.
+#[derive(Debug, Clone, Default)]
+pub struct RestCache {
+    pub cases: Vec<ScenarioSummary>,
+}
+
+/// A table any output can render: a header row, then rows of cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub id: String,
+    pub title: String,
+    /// The first column's header, then the others'.
+    pub head: Vec<String>,
+    pub rows: Vec<TableRow>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRow {
+    pub head: String,
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Cell {
+    pub text: String,
+    /// A line under the number (the mean latency).
+    pub sub: Option<String>,
+    /// The scenario the cell shows, for links.
+    pub scenario: Option<String>,
+    /// The best of its row.
+    pub best: bool,
+    pub failed: bool,
+}
+
+impl Cell {
+    fn text(text: String) -> Cell {
+        Cell { text, ..Cell::default() }
+    }
+}
+
+/// True for a summary the study's tables take.
+pub fn is_case(s: &ScenarioSummary) -> bool {
+    ["impl", "store", "state", "group", "users"].iter().all(|k| s.param(k).is_some()) && s.param("model").is_none()
+}
+
+/// One case's server-side figures, from the medians of its repeats.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Use {
+    /// CPU microseconds per request: the service's own, and the database's (0 for SQLite).
+    pub service_cpu_us: f64,
+    pub database_cpu_us: f64,
+    pub service_kb: f64,
+    pub database_kb: f64,
+}
+
+impl RestCache {
+    pub fn of(summaries: &[ScenarioSummary]) -> RestCache {
+        RestCache { cases: summaries.iter().filter(|s| is_case(s)).cloned().collect() }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cases.is_empty()
+    }
+
+    fn find(&self, store: &str, state: &str, group: &str, users: &str, imp: &str) -> Option<&ScenarioSummary> {
+        self.cases.iter().find(|s| {
+            s.param("store") == Some(store)
+                && s.param("state") == Some(state)
+                && s.param("group") == Some(group)
+                && s.param("users") == Some(users)
+                && s.param("impl") == Some(imp)
+        })
+    }
+
+    /// Values of a label in the order the run met them (`G1`…, `100`, `250`).
+    fn values(&self, key: &str) -> Vec<String> {
+        let mut out: Vec<String> = vec![];
+        for s in &self.cases {
+            let v = s.param(key).unwrap_or_default().to_string();
+            if !out.contains(&v) {
+                out.push(v);
+            }
+        }
+        out
+    }
+
+    /// The implementations measured, in `IMPLS` order.
+    fn impls(&self) -> Vec<(&'static str, &'static str)> {
+        IMPLS.iter().copied().filter(|(id, _)| self.cases.iter().any(|s| s.param("impl") == Some(id))).collect()
+    }
+
+    /// One table per store: a row per case (state, group, users), a column per implementation.
+    pub fn case_tables(&self) -> Vec<Table> {
+        let impls = self.impls();
+        let (groups, users) = (self.values("group"), self.values("users"));
+        let mut tables = vec![];
+        for &(store, store_name) in STORES {
+            let mut rows = vec![];
+            for &(state, state_name) in STATES {
+                for g in &groups {
+                    for u in &users {
+                        let found: Vec<Option<&ScenarioSummary>> =
+                            impls.iter().map(|(i, _)| self.find(store, state, g, u, i)).collect();
+                        if found.iter().all(Option::is_none) {
+                            continue;
+                        }
+                        let rps = |s: &ScenarioSummary| s.get("rps").map(|x| x.median);
+                        let best = found.iter().flatten().filter_map(|s| rps(s)).fold(f64::NAN, f64::max);
+                        let cells = found
+                            .iter()
+                            .map(|s| match s {
+                                None => Cell::text(NONE.to_string()),
+                                Some(s) => Cell {
+                                    text: rps(s)
+                                        .map_or(NONE.to_string(), |r| format!("{} req/s", format::thousands(r))),
+                                    sub: s.get("mean_us").map(|m| format!("{} mean", format::latency_us(m.median))),
+                                    scenario: Some(s.scenario.clone()),
+                                    best: rps(s) == Some(best) && found.iter().flatten().count() > 1,
+                                    failed: s.error.is_some(),
+                                },
+                            })
+                            .collect();
+                        rows.push(TableRow { head: format!("{state_name}, {g}, {u} users"), cells });
+                    }
+                }
+            }
+            if !rows.is_empty() {
+                let mut head = vec!["Case".to_string()];
+                head.extend(impls.iter().map(|(_, name)| name.to_string()));
+                tables.push(Table {
+                    id: format!("restcache-{store}"),
+                    title: format!("{store_name}: the study's cases"),
+                    head,
+                    rows,
+                });
+            }
+        }
+        tables
+    }
+
+    /// One case's server-side use, when its CPU and requests were measured.
+    pub fn use_of(s: &ScenarioSummary) -> Option<Use> {
+        let m = |k: &str| s.get(k).map(|x| x.median);
+        let requests = m("rps")? * m("duration_s")?;
+        if requests <= 0.0 {
+            return None;
+        }
+        let (cpu, db_cpu) = (m("cpu_s")?, m("service_cpu_s").unwrap_or(0.0));
+        let (kb, db_kb) = (m("rss_kb").unwrap_or(0.0), m("service_rss_kb").unwrap_or(0.0));
+        Some(Use {
+            service_cpu_us: (cpu - db_cpu).max(0.0) / requests * 1e6,
+            database_cpu_us: db_cpu / requests * 1e6,
+            service_kb: (kb - db_kb).max(0.0),
+            database_kb: db_kb,
+        })
+    }
+
+    /// The server side per implementation and store: CPU per request and peak memory, the
+    /// service and the database apart.
+    pub fn resources_table(&self) -> Option<Table> {
+        let mut rows = vec![];
+        for &(store, store_name) in STORES {
+            for (imp, name) in self.impls() {
+                let uses: Vec<Use> = self
+                    .cases
+                    .iter()
+                    .filter(|s| s.param("store") == Some(store) && s.param("impl") == Some(imp))
+                    .filter_map(RestCache::use_of)
+                    .collect();
+                if uses.is_empty() {
+                    continue;
+                }
+                let median = |f: fn(&Use) -> f64| median(uses.iter().map(f).collect());
+                let peak = |f: fn(&Use) -> f64| uses.iter().map(f).fold(0.0, f64::max);
+                let database = store != "sqlite";
+                let db = |text: String| Cell::text(if database { text } else { "in the service".into() });
+                let cells = vec![
+                    Cell::text(cpu_us(median(|u| u.service_cpu_us))),
+                    db(cpu_us(median(|u| u.database_cpu_us))),
+                    Cell::text(mib(peak(|u| u.service_kb))),
+                    db(mib(peak(|u| u.database_kb))),
+                ];
+                rows.push(TableRow { head: format!("{name}, {store_name}"), cells });
+            }
+        }
+        (!rows.is_empty()).then(|| Table {
+            id: "restcache-resources".into(),
+            title: "The server side: service and database apart".into(),
+            head: [
+                "Implementation, store",
+                "Service CPU per request",
+                "Database CPU per request",
+                "Service memory, peak",
+                "Database memory, peak",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        })
+    }
+}
+
+/// CPU time per request: `48.2 µs`.
+fn cpu_us(us: f64) -> String {
+    format::latency_us(us)
+}
+
+fn median(v: Vec<f64>) -> f64 {
+    Summary::of(&v).map_or(f64::NAN, |s| s.median)
+}
+
+fn mib(kib: f64) -> String {
+    format!("{} MiB", format::mib_from_kib(kib))
+}
