@@ -73,19 +73,20 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let r = engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?;
     let cpu_s = machine::own_cpu_s() - cpu_before;
     let secs = r.duration.as_secs_f64();
-    let rps = if secs > 0.0 { r.requests as f64 / secs } else { 0.0 };
+    let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
+    let rps = per_s(r.requests);
     let l = &r.latency;
     if args.json {
         let v = serde_json::json!({
             "requests": r.requests, "errors": r.errors, "duration_s": secs, "rps": rps,
-            "messages": r.messages, "messages_per_s": if secs > 0.0 { r.messages as f64 / secs } else { 0.0 },
+            "messages": r.messages, "messages_per_s": per_s(r.messages),
             "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received, "cpu_s": cpu_s,
             "latency_us": {"min": l.min, "p50": l.p50, "p90": l.p90, "p99": l.p99, "p999": l.p999, "max": l.max, "mean": l.mean},
             "first_message_us": r.first_message.as_ref().map(|f| serde_json::json!({"p50": f.p50, "p99": f.p99, "max": f.max})),
             "latency_uncorrected_us": r.latency_uncorrected.as_ref().map(|u| serde_json::json!({"min": u.min, "p50": u.p50, "p90": u.p90, "p99": u.p99, "p999": u.p999, "max": u.max, "mean": u.mean})),
             "first_error": r.first_error,
             "iterations": r.iterations,
-            "iterations_per_s": r.iterations.map(|i| if secs > 0.0 { i as f64 / secs } else { 0.0 }),
+            "iterations_per_s": r.iterations.map(per_s),
             "steps": r.steps.iter().map(|s| serde_json::json!({
                 "label": s.label, "requests": s.requests, "errors": s.errors,
                 "latency_us": {"p50": s.latency_us.p50, "p99": s.latency_us.p99, "max": s.latency_us.max, "mean": s.latency_us.mean},
@@ -112,7 +113,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             ),
         }
         if let Some(i) = r.iterations {
-            println!("iterations {i}  {:.0} iterations/s", if secs > 0.0 { i as f64 / secs } else { 0.0 });
+            println!("iterations {i}  {:.0} iterations/s", per_s(i));
             for s in &r.steps {
                 let l = &s.latency_us;
                 println!(
