@@ -151,21 +151,19 @@ pub fn process_cpu_s(pid: u32) -> Option<f64> {
 
 /// Resident set of process `pid` in KiB, from `/proc/<pid>/status`.
 pub fn process_rss_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    proc_kb(pid, "status", "VmRSS:")
 }
 
 /// Proportional set size of process `pid` in KiB, from `/proc/<pid>/smaps_rollup`: its resident
 /// pages, each shared page divided by the number of processes that map it.
 pub fn process_pss_kb(pid: u32) -> Option<u64> {
-    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
-    rollup
-        .lines()
-        .find_map(|l| l.strip_prefix("Pss:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+    proc_kb(pid, "smaps_rollup", "Pss:")
+}
+
+/// The `<key> <n> kB` line of `/proc/<pid>/<file>`, in KiB.
+fn proc_kb(pid: u32, file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/{file}")).ok()?;
+    text.lines().find_map(|l| l.strip_prefix(key)).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
 }
 
 /// Resident memory of a group of processes in KiB: a lone process's RSS; for several (PostgreSQL's
@@ -262,14 +260,15 @@ mod tests {
         let mut children: Vec<_> =
             (0..2).map(|_| std::process::Command::new("sleep").arg("60").spawn().expect("sleep runs")).collect();
         let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
-        // exec has happened once the process maps sleep itself (not the test binary any more).
+        // Read both figures only once each child sleeps in nanosleep: while it is still loading
+        // libc its memory grows between the two reads.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         while pids
             .iter()
-            .any(|p| !std::fs::read_to_string(format!("/proc/{p}/comm")).is_ok_and(|c| c.trim() == "sleep"))
-            && std::time::Instant::now() < deadline
+            .any(|p| !std::fs::read_to_string(format!("/proc/{p}/wchan")).is_ok_and(|w| w.contains("nanosleep")))
         {
-            std::thread::yield_now();
+            assert!(std::time::Instant::now() < deadline, "sleep did not start within 20 s");
+            std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let summed_rss: u64 = pids.iter().map(|&p| process_rss_kb(p).unwrap()).sum();
         let together = processes_memory_kb(&pids);
