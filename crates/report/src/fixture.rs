@@ -315,13 +315,18 @@ fn metrics(spec: &Spec, repeat: u32, rps: f64) -> Metrics {
 /// A fuller run for looking at: four transports × two payloads, an open-model scenario,
 /// a failure and two claims.
 pub fn showcase(dir: &Path) {
+    write(dir, &showcase_specs(), SHOWCASE_CLAIMS);
+}
+
+/// The showcase's scenarios.
+pub fn showcase_specs() -> Vec<Spec> {
     let h2tls =
         |id, payload, rps: &[f64]| Spec { tls: true, transport: "h2+tls", ..Spec::new(id, "http2", payload, rps) };
     let h1tls =
         |id, payload, rps: &[f64]| Spec { tls: true, transport: "h1+tls", ..Spec::new(id, "http1", payload, rps) };
     let h2c = |id, payload, rps: &[f64]| Spec { transport: "h2c", ..Spec::new(id, "http2", payload, rps) };
     let h1 = |id, payload, rps: &[f64]| Spec { transport: "h1", ..Spec::new(id, "http1", payload, rps) };
-    let specs = vec![
+    vec![
         h1("h1-1kb", "1KB", &[41_200.0, 40_650.0, 41_900.0]),
         h2c("h2c-1kb", "1KB", &[63_100.0, 61_800.0, 64_000.0]),
         h1tls("h1-tls-1kb", "1KB", &[35_400.0, 36_100.0, 35_000.0]),
@@ -336,8 +341,11 @@ pub fn showcase(dir: &Path) {
             error: Some("subject `broken` did not answer /health within 30 s: connection refused"),
             ..h2c("h2c-go-1kb", "1KB", &[])
         },
-    ];
-    let claims = r#"
+    ]
+}
+
+/// The showcase's claims: a confirmed one, a refuted one and one on latency.
+pub const SHOWCASE_CLAIMS: &str = r#"
 [[claims]]
 id = "h2-multiplexing"
 text = "HTTP/2 multiplexing serves small responses at least 1.3× faster than HTTP/1.1"
@@ -367,8 +375,6 @@ numerator = "h1-1mb"
 op = "<"
 threshold = 100000.0
 "#;
-    write(dir, &specs, claims);
-}
 
 /// One (dataset, format, language) of a synthetic harness run.
 pub struct FormatSpec {
@@ -584,4 +590,125 @@ pub fn formats_showcase(dir: &Path) {
         }
     }
     write_run(dir, &[], &specs, FORMAT_CLAIMS);
+}
+
+/// A parse lab row as its harnesses print it (no `format`; a `parser` parameter).
+pub fn parse_line(parser: &str, format: &str, n: u64, repeat: u32, parse_us: f64) -> String {
+    let id = format!("dummy-{format}-{parser}-from-rust-{n}");
+    format!(
+        r#"{{"schema_version":1,"run_id":"r","suite":"parse","scenario":"{id}","subject":"parse-{parser}","lang":"rust","params":{{"object":"dummy","format":"{format}","parser":"{parser}","provider":"rust","n":{n},"batch":false}},"repeat":{repeat},"status":"ok","metrics":{{"parse_us":{parse_us},"total_us":{total},"io_us":{io},"cpu_s":0.5,"rss_kb":20480}}}}"#,
+        total = parse_us * 10.0,
+        io = parse_us * 9.0
+    )
+}
+
+/// A wasm lab row as the page prints it (`kernel`, `impl`, `thread`; `kernel_ms`).
+pub fn wasm_line(kernel: &str, way: &str, thread: &str, repeat: u32, ms: f64) -> String {
+    let id = format!("{kernel}-{way}{}", if thread == "worker" { "-worker" } else { "" });
+    let copies = if way.ends_with("buffer") { r#","copy_in_ms":2.5,"copy_out_ms":2.5"# } else { "" };
+    format!(
+        r#"{{"schema_version":1,"run_id":"r","suite":"wasm","scenario":"{id}","subject":"kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
+        s = ms / 1e3
+    )
+}
+
+/// A thread-group row in the open model: two steps, both latencies.
+pub fn group_line(repeat: u32, create_p50: u64) -> String {
+    let lat = |p50: u64| {
+        format!(
+            r#"{{"min":10,"p50":{p50},"p90":{p50},"p99":{},"p999":{},"max":{},"mean":{p50}.0}}"#,
+            p50 * 2,
+            p50 * 3,
+            p50 * 4
+        )
+    };
+    format!(
+        r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"cpu_s":3.0,"rss_kb":1048576,"service_cpu_s":1.25,"service_rss_kb":524288,"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
+        lat(900),
+        lat(450),
+        lat(300),
+        lat(create_p50)
+    )
+}
+
+/// A case of the REST service study: its labels, req/s, and the server side's use.
+pub fn case_line(imp: &str, store: &str, repeat: u32, rps: f64, cpu: (f64, f64), kb: (u64, u64)) -> String {
+    let services = if store == "postgres" {
+        format!(r#","service_cpu_s":{},"service_rss_kb":{}"#, cpu.1, kb.1)
+    } else {
+        String::new()
+    };
+    format!(
+        r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-u100-{imp}-{store}","subject":"restcache-{imp}-{store}","lang":"go","protocol":"http1","params":{{"connections":100,"streams":1,"impl":"{imp}","store":"{store}","state":"empty","group":"G3","users":"100"}},"repeat":{repeat},"status":"ok","metrics":{{"requests":{n},"errors":0,"duration_s":1.0,"rps":{rps},"latency_us":{{"min":10,"p50":900,"p90":900,"p99":900,"p999":900,"max":900,"mean":900.0}},"cpu_s":{},"rss_kb":{}{services}}}}}"#,
+        cpu.0,
+        kb.0,
+        n = rps as u64
+    )
+}
+
+/// A realtime lab row as the page prints it (a `lab` parameter, `duration_s`).
+pub fn realtime_line(
+    protocol: &str,
+    direction: &str,
+    n: u64,
+    headers: u64,
+    tls: bool,
+    repeat: u32,
+    seconds: f64,
+) -> String {
+    let id = format!("{protocol}-{direction}-h{headers}-n{n}{}", if tls { "-tls" } else { "" });
+    format!(
+        r#"{{"schema_version":1,"run_id":"r","suite":"realtime","scenario":"{id}","subject":"realtime-node","lang":"ts","params":{{"lab":"realtime","protocol":"{protocol}","direction":"{direction}","n":{n},"headers":{headers},"parallel":false,"connect":false,"tls":{tls},"cpu_throttle":1,"disk":false,"runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"messages":{n},"duration_s":{seconds}}}}}"#
+    )
+}
+
+
+/// Appends `lines` to the run's `measurements.jsonl`.
+pub fn append(dir: &Path, lines: impl IntoIterator<Item = String>) {
+    use std::io::Write as _;
+    let mut f = std::fs::OpenOptions::new().append(true).open(dir.join("measurements.jsonl")).unwrap();
+    for l in lines {
+        writeln!(f, "{l}").unwrap();
+    }
+}
+
+/// Rows of every lab in one run: the showcase's load rows and claims, the formats rows, and
+/// parse, realtime, wasm, REST-study and thread-group rows as their harnesses and the runner
+/// print them. The golden outputs (`testdata/golden/every-lab/`) are rendered from it.
+pub fn every_lab(dir: &Path) {
+    write_run(dir, &showcase_specs(), &formats_specs(), &format!("{SHOWCASE_CLAIMS}{FORMAT_CLAIMS}"));
+    let mut lines = Vec::new();
+    for (parser, format, scale) in [("rust", "json", 1.0), ("rust", "bson", 1.1), ("java", "json", 1.5)] {
+        for n in [100u64, 1000] {
+            for repeat in 1..=3 {
+                let us = scale * n as f64 * (1.0 + f64::from(repeat) / 100.0);
+                lines.push(parse_line(parser, format, n, repeat, us));
+            }
+        }
+    }
+    for repeat in 1..=3 {
+        let jitter = 1.0 + f64::from(repeat) / 100.0;
+        for n in [1u64, 10, 100] {
+            for (protocol, per) in [("http", 0.0025), ("ws", 0.0001)] {
+                for direction in ["download", "upload"] {
+                    for tls in [false, true] {
+                        let s = per * n as f64 * jitter * if tls { 1.1 } else { 1.0 };
+                        lines.push(realtime_line(protocol, direction, n, 0, tls, repeat, s));
+                    }
+                }
+            }
+        }
+        lines.push(realtime_line("http", "upload", 100, 100, false, repeat, 0.25 * 1.2 * jitter));
+        for (way, ms) in [("js", 30.0), ("wasm", 20.0), ("wasm-buffer", 12.0), ("native", 9.0)] {
+            lines.push(wasm_line("grayscale", way, "main", repeat, ms * jitter));
+        }
+        for (way, ms) in [("js", 6.0), ("wasm", 18.0)] {
+            lines.push(wasm_line("small", way, "worker", repeat, ms * jitter));
+        }
+        lines.push(case_line("go", "postgres", repeat, 9000.0 * jitter, (3.0, 0.9), (1048576, 524288)));
+        lines.push(case_line("jetty", "postgres", repeat, 5000.0 * jitter, (4.0, 1.0), (1310720, 524288)));
+        lines.push(case_line("go", "sqlite", repeat, 4000.0 * jitter, (1.0, 0.0), (65536, 0)));
+        lines.push(group_line(repeat, [500, 700, 600][repeat as usize - 1]));
+    }
+    append(dir, lines);
 }

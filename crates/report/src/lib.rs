@@ -22,6 +22,8 @@ mod wasm;
 
 #[cfg(test)]
 mod fixture;
+#[cfg(test)]
+mod golden;
 
 use std::path::{Path, PathBuf};
 
@@ -145,15 +147,6 @@ mod tests {
         &html[start..end]
     }
 
-    /// A parse lab row as its harnesses print it (no `format`; a `parser` parameter).
-    fn parse_line(parser: &str, format: &str, n: u64, repeat: u32, parse_us: f64) -> String {
-        let id = format!("dummy-{format}-{parser}-from-rust-{n}");
-        format!(
-            r#"{{"schema_version":1,"run_id":"r","suite":"parse","scenario":"{id}","subject":"parse-{parser}","lang":"rust","params":{{"object":"dummy","format":"{format}","parser":"{parser}","provider":"rust","n":{n},"batch":false}},"repeat":{repeat},"status":"ok","metrics":{{"parse_us":{parse_us},"total_us":{total},"io_us":{io},"cpu_s":0.5,"rss_kb":20480}}}}"#,
-            total = parse_us * 10.0,
-            io = parse_us * 9.0
-        )
-    }
 
     #[test]
     fn parse_rows_get_their_own_table_csv_and_charts() {
@@ -164,7 +157,7 @@ mod tests {
             for n in [100u64, 1000] {
                 for repeat in 1..=3 {
                     let us = scale * n as f64 * (1.0 + repeat as f64 / 100.0);
-                    writeln!(f, "{}", parse_line(parser, format, n, repeat, us)).unwrap();
+                    writeln!(f, "{}", fixture::parse_line(parser, format, n, repeat, us)).unwrap();
                 }
             }
         }
@@ -186,34 +179,7 @@ mod tests {
         assert!(read(&r.markdown).contains("## Decoding: JSON vs BSON"));
     }
 
-    /// A wasm lab row as the page prints it (`kernel`, `impl`, `thread`; `kernel_ms`).
-    fn wasm_line(kernel: &str, way: &str, thread: &str, repeat: u32, ms: f64) -> String {
-        let id = format!("{kernel}-{way}{}", if thread == "worker" { "-worker" } else { "" });
-        let copies = if way.ends_with("buffer") { r#","copy_in_ms":2.5,"copy_out_ms":2.5"# } else { "" };
-        format!(
-            r#"{{"schema_version":1,"run_id":"r","suite":"wasm","scenario":"{id}","subject":"kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
-            s = ms / 1e3
-        )
-    }
 
-    /// A thread-group row in the open model: two steps, both latencies.
-    fn group_line(repeat: u32, create_p50: u64) -> String {
-        let lat = |p50: u64| {
-            format!(
-                r#"{{"min":10,"p50":{p50},"p90":{p50},"p99":{},"p999":{},"max":{},"mean":{p50}.0}}"#,
-                p50 * 2,
-                p50 * 3,
-                p50 * 4
-            )
-        };
-        format!(
-            r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"cpu_s":3.0,"rss_kb":1048576,"service_cpu_s":1.25,"service_rss_kb":524288,"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
-            lat(900),
-            lat(450),
-            lat(300),
-            lat(create_p50)
-        )
-    }
 
     #[test]
     fn thread_group_rows_list_their_steps_and_open_rows_both_latencies() {
@@ -221,7 +187,7 @@ mod tests {
         fixture::standard(dir.path());
         let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
         for (repeat, p50) in [(1, 500), (2, 700), (3, 600)] {
-            writeln!(f, "{}", group_line(repeat, p50)).unwrap();
+            writeln!(f, "{}", fixture::group_line(repeat, p50)).unwrap();
         }
         drop(f);
         let r = render(dir.path()).unwrap();
@@ -251,20 +217,6 @@ mod tests {
         assert!(read(&r.markdown).contains("## Thread groups: each step"));
     }
 
-    /// A case of the REST service study: its labels, req/s, and the server side's use.
-    fn case_line(imp: &str, store: &str, repeat: u32, rps: f64, cpu: (f64, f64), kb: (u64, u64)) -> String {
-        let services = if store == "postgres" {
-            format!(r#","service_cpu_s":{},"service_rss_kb":{}"#, cpu.1, kb.1)
-        } else {
-            String::new()
-        };
-        format!(
-            r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-u100-{imp}-{store}","subject":"restcache-{imp}-{store}","lang":"go","protocol":"http1","params":{{"connections":100,"streams":1,"impl":"{imp}","store":"{store}","state":"empty","group":"G3","users":"100"}},"repeat":{repeat},"status":"ok","metrics":{{"requests":{n},"errors":0,"duration_s":1.0,"rps":{rps},"latency_us":{{"min":10,"p50":900,"p90":900,"p99":900,"p999":900,"max":900,"mean":900.0}},"cpu_s":{},"rss_kb":{}{services}}}}}"#,
-            cpu.0,
-            kb.0,
-            n = rps as u64
-        )
-    }
 
     #[test]
     fn rest_study_cases_get_a_table_per_store_and_the_server_side_split() {
@@ -273,10 +225,10 @@ mod tests {
         let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
         for repeat in 1..=3 {
             // Go: 9,000 requests, 2.1 CPU-s of its own and 0.9 of PostgreSQL's; 512 MiB each.
-            writeln!(f, "{}", case_line("go", "postgres", repeat, 9000.0, (3.0, 0.9), (1048576, 524288))).unwrap();
+            writeln!(f, "{}", fixture::case_line("go", "postgres", repeat, 9000.0, (3.0, 0.9), (1048576, 524288))).unwrap();
             // Jetty: 5,000 requests, 3.0 + 1.0 CPU-s; 768 MiB of its own.
-            writeln!(f, "{}", case_line("jetty", "postgres", repeat, 5000.0, (4.0, 1.0), (1310720, 524288))).unwrap();
-            writeln!(f, "{}", case_line("go", "sqlite", repeat, 4000.0, (1.0, 0.0), (65536, 0))).unwrap();
+            writeln!(f, "{}", fixture::case_line("jetty", "postgres", repeat, 5000.0, (4.0, 1.0), (1310720, 524288))).unwrap();
+            writeln!(f, "{}", fixture::case_line("go", "sqlite", repeat, 4000.0, (1.0, 0.0), (65536, 0))).unwrap();
         }
         drop(f);
         let r = render(dir.path()).unwrap();
@@ -312,10 +264,10 @@ mod tests {
         for repeat in 1..=3 {
             let jitter = 1.0 + f64::from(repeat) / 100.0;
             for (way, ms) in [("js", 30.0), ("wasm", 20.0), ("wasm-buffer", 12.0), ("native", 9.0)] {
-                writeln!(f, "{}", wasm_line("grayscale", way, "main", repeat, ms * jitter)).unwrap();
+                writeln!(f, "{}", fixture::wasm_line("grayscale", way, "main", repeat, ms * jitter)).unwrap();
             }
             for (way, ms) in [("js", 6.0), ("wasm", 18.0)] {
-                writeln!(f, "{}", wasm_line("small", way, "worker", repeat, ms * jitter)).unwrap();
+                writeln!(f, "{}", fixture::wasm_line("small", way, "worker", repeat, ms * jitter)).unwrap();
             }
         }
         drop(f);
@@ -343,21 +295,6 @@ mod tests {
         assert!(read(&r.markdown).contains("## WebAssembly vs JavaScript: kernel time"));
     }
 
-    /// A realtime lab row as the page prints it (a `lab` parameter, `duration_s`).
-    fn realtime_line(
-        protocol: &str,
-        direction: &str,
-        n: u64,
-        headers: u64,
-        tls: bool,
-        repeat: u32,
-        seconds: f64,
-    ) -> String {
-        let id = format!("{protocol}-{direction}-h{headers}-n{n}{}", if tls { "-tls" } else { "" });
-        format!(
-            r#"{{"schema_version":1,"run_id":"r","suite":"realtime","scenario":"{id}","subject":"realtime-node","lang":"ts","params":{{"lab":"realtime","protocol":"{protocol}","direction":"{direction}","n":{n},"headers":{headers},"parallel":false,"connect":false,"tls":{tls},"cpu_throttle":1,"disk":false,"runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"messages":{n},"duration_s":{seconds}}}}}"#
-        )
-    }
 
     #[test]
     fn realtime_rows_get_their_own_tables_csv_and_charts() {
@@ -371,13 +308,13 @@ mod tests {
                     for direction in ["download", "upload"] {
                         for tls in [false, true] {
                             let s = per * n as f64 * jitter * if tls { 1.1 } else { 1.0 };
-                            writeln!(f, "{}", realtime_line(protocol, direction, n, 0, tls, repeat, s)).unwrap();
+                            writeln!(f, "{}", fixture::realtime_line(protocol, direction, n, 0, tls, repeat, s)).unwrap();
                         }
                     }
                 }
             }
             let s = 0.25 * 1.2 * jitter;
-            writeln!(f, "{}", realtime_line("http", "upload", 100, 100, false, repeat, s)).unwrap();
+            writeln!(f, "{}", fixture::realtime_line("http", "upload", 100, 100, false, repeat, s)).unwrap();
         }
         drop(f);
         let r = render(dir.path()).unwrap();
