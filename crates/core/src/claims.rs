@@ -137,6 +137,8 @@ mod tests {
             scenario: id.into(),
             subject: "s".into(),
             lang: "rust".into(),
+            lab: "protocols".into(),
+            transport: None,
             protocol: None,
             format: None,
             params: BTreeMap::new(),

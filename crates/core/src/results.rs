@@ -116,7 +116,7 @@ impl Results {
             }
             by.entry(&m.scenario).or_default().push(m);
         }
-        order.into_iter().map(|id| ScenarioSummary::of(&by[id])).collect()
+        order.into_iter().map(|id| ScenarioSummary::of(&by[id], &self.run.suite)).collect()
     }
 }
 
@@ -126,6 +126,10 @@ pub struct ScenarioSummary {
     pub scenario: String,
     pub subject: String,
     pub lang: String,
+    /// The lab the rows belong to (`protocols`, `formats`, `parse`, ...).
+    pub lab: String,
+    /// A load row's transport (`h1`, `h2c`, `h2+tls`, `h3`, ...); `None` for in-process rows.
+    pub transport: Option<String>,
     pub protocol: Option<String>,
     pub format: Option<String>,
     pub params: BTreeMap<String, serde_json::Value>,
@@ -239,7 +243,8 @@ pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
 }
 
 impl ScenarioSummary {
-    fn of(rows: &[&Measurement]) -> ScenarioSummary {
+    /// The summary of one scenario's rows, of a run of suite `suite`.
+    fn of(rows: &[&Measurement], suite: &str) -> ScenarioSummary {
         let first = rows[0];
         let ok: Vec<&Measurement> = rows.iter().copied().filter(|m| m.status == Status::Ok).collect();
         let mut metrics = BTreeMap::new();
@@ -285,6 +290,14 @@ impl ScenarioSummary {
             scenario: first.scenario.clone(),
             subject: first.subject.clone(),
             lang: first.lang.clone(),
+            // Results of runs from before the runner stamped `lab` and `transport` on every row:
+            // a suite was one lab then, so the lab is the suite's name, and a transport was only
+            // ever written as the `transport` label, recorded in `params`.
+            lab: first.lab.clone().unwrap_or_else(|| suite.to_string()),
+            transport: first
+                .transport
+                .clone()
+                .or_else(|| first.params.get("transport").and_then(|v| v.as_str()).map(str::to_string)),
             protocol: first.protocol.clone(),
             format: first.format.clone(),
             params: first.params.clone(),
@@ -304,5 +317,45 @@ impl ScenarioSummary {
     /// A string parameter (labels are recorded as params).
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params.get(key).and_then(|v| v.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{CpuSets, Machine, SCHEMA_VERSION};
+
+    /// A line of an older run has no `lab` or `transport`: its summary's lab is the suite's
+    /// name and its transport the `transport` label, if it had one.
+    #[test]
+    fn lines_without_lab_summarise_to_the_suites_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunInfo {
+            schema_version: SCHEMA_VERSION,
+            run_id: "r".into(),
+            suite: "smoke".into(),
+            suite_file: "suites/smoke.toml".into(),
+            profile: "smoke".into(),
+            repeats: 1,
+            started_at: "2026-01-01T00:00:00Z".into(),
+            finished_at: None,
+            git_revision: None,
+            machine: Machine { cpu_model: "cpu".into(), cores: 2, kernel: "k".into(), os: "os".into(), memory_kb: 1 },
+            versions: BTreeMap::new(),
+            cpus: CpuSets::default(),
+            only: None,
+            parameters: serde_json::Value::Null,
+        };
+        ResultsWriter::create(dir.path(), &run).unwrap();
+        let lines = [
+            r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"old","subject":"s","lang":"rust","protocol":"http2","params":{"transport":"h2c"},"repeat":1,"status":"ok"}"#,
+            r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"older","subject":"s","lang":"rust","repeat":1,"status":"ok"}"#,
+            r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"new","subject":"s","lang":"rust","lab":"protocols","transport":"h1","protocol":"http1","params":{"transport":"h2c"},"repeat":1,"status":"ok"}"#,
+        ];
+        std::fs::write(dir.path().join(MEASUREMENTS_FILE), lines.join("\n") + "\n").unwrap();
+        let summaries = Results::read(dir.path()).unwrap().summaries();
+        let stamps: Vec<(&str, &str, Option<&str>)> =
+            summaries.iter().map(|s| (s.scenario.as_str(), s.lab.as_str(), s.transport.as_deref())).collect();
+        assert_eq!(stamps, [("old", "smoke", Some("h2c")), ("older", "smoke", None), ("new", "protocols", Some("h1"))]);
     }
 }

@@ -95,6 +95,11 @@ pub trait Executor {
         target: &Target,
         live: &AtomicU64,
     ) -> Result<LoadResult, String>;
+    /// The transport label of the scenario's driver over its `tls` setting (`h1`, `h2+tls`,
+    /// `grpc`, ...), recorded with each of its rows unless the scenario's `transport` label
+    /// names one. Called for every row, failed ones included, so it must not fail: a driver it
+    /// does not know gets its id.
+    fn transport(&self, scenario: &Scenario) -> String;
 }
 
 /// Receives progress; the CLI draws a bar, tests ignore it.
@@ -341,6 +346,8 @@ impl Ctx<'_> {
                 Ok(m) => Measurement {
                     run_id: self.opts.run_id.clone(),
                     suite: self.suite.name.clone(),
+                    // The runner knows which lab the harness serves; what it printed may not.
+                    lab: Some(self.suite.harness_lab(h).to_string()),
                     // Repeat 0 is a harness's verification or warm-up row.
                     repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
                     ..m
@@ -372,6 +379,8 @@ impl Ctx<'_> {
             scenario: h.id.clone(),
             subject: h.id.clone(),
             lang: h.lang.clone(),
+            lab: Some(self.suite.harness_lab(h).to_string()),
+            transport: None,
             protocol: None,
             format: None,
             params: BTreeMap::new(),
@@ -419,6 +428,8 @@ impl Ctx<'_> {
             scenario: s.id.clone(),
             subject: s.subject.clone(),
             lang: spec.lang.clone(),
+            lab: Some(self.suite.scenario_lab(s).to_string()),
+            transport: Some(s.labels.get("transport").cloned().unwrap_or_else(|| self.executor.transport(s))),
             protocol: Some(s.driver.clone()),
             format: None,
             params,

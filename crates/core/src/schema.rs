@@ -23,6 +23,16 @@ pub struct Measurement {
     pub subject: String,
     /// Language the subject is written in (`rust`, `go`, `java`, `ts`).
     pub lang: String,
+    /// The lab the row belongs to (`protocols`, `formats`, `parse`, `realtime`, `wasm`,
+    /// `restcache`): the suite's, scenario's or harness's `lab`, stamped by the runner on every
+    /// row it writes (over whatever a harness printed). Absent in lines of older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
+    /// A load row's transport (`h1`, `h2c`, `h1+tls`, `h2+tls`, `h3`, ...): the scenario's
+    /// `transport` label, else the driver's label for its TLS setting; stamped by the runner.
+    /// Absent for in-process rows and in lines of older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
     /// Load driver id (`http1`, `http2`, ...) for load scenarios.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
@@ -218,6 +228,8 @@ mod tests {
             scenario: "s".into(),
             subject: "rest".into(),
             lang: "rust".into(),
+            lab: Some("protocols".into()),
+            transport: Some("h1".into()),
             protocol: Some("http1".into()),
             format: None,
             params: BTreeMap::new(),

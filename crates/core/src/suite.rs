@@ -23,6 +23,10 @@ pub struct Suite {
     pub name: String,
     #[serde(default)]
     pub description: String,
+    /// The lab its rows belong to (`protocols`, `formats`, ...); default: the suite's name.
+    /// A scenario or harness may set its own (`Suite::scenario_lab`, `Suite::harness_lab`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
     #[serde(default = "default_profile")]
     pub default_profile: String,
     #[serde(default)]
@@ -74,6 +78,9 @@ pub struct HarnessSpec {
     /// subject's port and `{profile}` the run's profile name.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub subjects: Vec<String>,
+    /// The lab of the rows it prints, when not the suite's (the runner stamps it on each).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
 }
 
 fn default_harness_timeout() -> f64 {
@@ -254,6 +261,9 @@ pub struct Scenario {
     /// Free-form labels for grouping in the report (`api`, `payload`, `transport`, ...).
     #[serde(default)]
     pub labels: BTreeMap<String, String>,
+    /// The lab of its rows, when not the suite's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<String>,
 }
 
 fn default_method() -> String {
@@ -406,6 +416,21 @@ impl Suite {
         Ok(suite)
     }
 
+    /// The lab of the suite's rows: its `lab`, else its name.
+    pub fn lab(&self) -> &str {
+        self.lab.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The lab of a scenario's rows: its own `lab`, else the suite's.
+    pub fn scenario_lab<'a>(&'a self, s: &'a Scenario) -> &'a str {
+        s.lab.as_deref().unwrap_or(self.lab())
+    }
+
+    /// The lab of the rows a harness prints: its own `lab`, else the suite's.
+    pub fn harness_lab<'a>(&'a self, h: &'a HarnessSpec) -> &'a str {
+        h.lab.as_deref().unwrap_or(self.lab())
+    }
+
     /// Where scenario `i` was written, for error keys.
     fn origin(&self, i: usize) -> String {
         self.origins.get(i).cloned().unwrap_or_else(|| format!("scenarios[{i}]"))
@@ -414,6 +439,10 @@ impl Suite {
     /// Cross-references that serde can't check: names that must exist, numbers that must be > 0.
     pub fn check(&self, file: &str, drivers: &[&str]) -> Result<(), SuiteError> {
         let bad = |key: String, message: String| Err(SuiteError::Invalid { file: file.to_string(), key, message });
+        const NO_LAB: &str = "must name a lab (`protocols`, `formats`, ...), not be empty";
+        if self.lab.as_deref() == Some("") {
+            return bad("lab".into(), NO_LAB.into());
+        }
         for (name, s) in &self.subjects {
             if s.command.is_empty() {
                 return bad(format!("subjects.{name}.command"), "must name a program".into());
@@ -492,6 +521,9 @@ impl Suite {
                     );
                 }
             }
+            if sc.lab.as_deref() == Some("") {
+                return bad(key("lab"), NO_LAB.into());
+            }
             if sc.connections == 0 {
                 return bad(key("connections"), "must be at least 1".into());
             }
@@ -539,6 +571,9 @@ impl Suite {
         for (i, h) in self.harnesses.iter().enumerate() {
             if h.command.is_empty() {
                 return bad(format!("harnesses[{i}].command"), "must name a program".into());
+            }
+            if h.lab.as_deref() == Some("") {
+                return bad(format!("harnesses[{i}].lab"), NO_LAB.into());
             }
             if self.scenarios.iter().any(|s| s.id == h.id) || self.harnesses[..i].iter().any(|o| o.id == h.id) {
                 return bad(format!("harnesses[{i}].id"), format!("`{}` is used twice", h.id));
@@ -991,6 +1026,42 @@ extends = "copy"
         let harness = "[[harnesses]]\nid = \"codec\"\nlang = \"rust\"\ncommand = [\"c\"]\nscenarios = [\"*-rust\"]\n";
         let s = parse(&format!("{with}\n{harness}")).unwrap();
         assert_eq!(s.harnesses[0].timeout_s, 1800.0);
+    }
+
+    #[test]
+    fn rows_belong_to_the_suites_lab_unless_a_scenario_or_harness_names_its_own() {
+        let harnesses = "[[harnesses]]\nid = \"h\"\nlang = \"rust\"\ncommand = [\"h\"]\n\n\
+                         [[harnesses]]\nid = \"h-own\"\nlang = \"rust\"\ncommand = [\"h\"]\nlab = \"formats\"\n";
+        let own = GOOD.replace("path = \"/x\"", "path = \"/x\"\nlab = \"restcache\"");
+        let labs = |s: &Suite| -> Vec<String> {
+            let mut labs: Vec<String> = s.scenarios.iter().map(|sc| s.scenario_lab(sc).to_string()).collect();
+            labs.extend(s.harnesses.iter().map(|h| s.harness_lab(h).to_string()));
+            labs
+        };
+        // No `lab`: the suite's name.
+        let mut s = parse(&format!("{GOOD}\n{MATRIX}\n{harnesses}")).unwrap();
+        s.name = "smoke".into();
+        assert_eq!(labs(&s), ["smoke", "smoke", "smoke", "smoke", "formats"]);
+        // A top-level `lab`; a scenario's own, a matrix row's (shared or from an axis) and one
+        // from `scenario_defaults` win over it.
+        let matrix = MATRIX.replace("path = \"/x\"", "path = \"/x\"\nlab = \"parse\"").replace(
+            "h2c = { driver = \"http2\", streams = 4 }",
+            "h2c = { driver = \"http2\", streams = 4, lab = \"wasm\" }",
+        );
+        let mut s = parse(&format!("lab = \"protocols\"\n{own}\n{matrix}\n{harnesses}")).unwrap();
+        s.name = "smoke".into();
+        assert_eq!(labs(&s), ["parse", "wasm", "restcache", "protocols", "formats"]);
+        let defaults = GOOD.replace("connections = 4", "connections = 4\nlab = \"realtime\"");
+        let s = parse(&format!("lab = \"protocols\"\n{defaults}")).unwrap();
+        assert_eq!(labs(&s), ["realtime"]);
+        // Written back into run.json and read again, as the suite ran.
+        let s = parse(&format!("lab = \"protocols\"\n{own}\n{harnesses}")).unwrap();
+        let back: Suite = serde_json::from_value(serde_json::to_value(&s).unwrap()).unwrap();
+        assert_eq!((back.lab(), labs(&back)), ("protocols", labs(&s)));
+        let empty = parse(&format!("lab = \"\"\n{GOOD}")).unwrap_err();
+        assert!(empty.starts_with("s.toml: lab: must name a lab"), "{empty}");
+        let empty = parse(&GOOD.replace("path = \"/x\"", "path = \"/x\"\nlab = \"\"")).unwrap_err();
+        assert!(empty.starts_with("s.toml: scenarios[0].lab: must name a lab"), "{empty}");
     }
 
     #[test]

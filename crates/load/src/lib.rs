@@ -30,7 +30,23 @@ pub struct DriverInfo {
     /// The status a right answer has: HTTP's 200, gRPC's OK (0), WebSocket's upgrade (101).
     /// `wirebench load` expects it unless told otherwise; suites state theirs.
     pub ok_status: u16,
+    /// Its transport label over cleartext, recorded with each row (`h1`, `h2c`, `grpc`) and the
+    /// report's transport column ...
+    pub transport: &'static str,
+    /// ... and over TLS (`h1+tls`, `h2+tls`, `grpc+tls`).
+    pub transport_tls: &'static str,
     pub new: Constructor,
+}
+
+impl DriverInfo {
+    /// Its transport label with or without TLS.
+    pub fn transport_label(&self, tls: bool) -> &'static str {
+        if tls {
+            self.transport_tls
+        } else {
+            self.transport
+        }
+    }
 }
 
 /// Every driver, by id.
@@ -39,42 +55,56 @@ pub const DRIVERS: &[DriverInfo] = &[
         id: "http1",
         help: "HTTP/1.1 over TCP, or TLS with ALPN http/1.1",
         ok_status: 200,
+        transport: "h1",
+        transport_tls: "h1+tls",
         new: drivers::http1::new,
     },
     DriverInfo {
         id: "http2",
         help: "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2",
         ok_status: 200,
+        transport: "h2c",
+        transport_tls: "h2+tls",
         new: drivers::http2::new,
     },
     DriverInfo {
         id: "http3",
         help: "HTTP/3 over QUIC (TLS 1.3, ALPN h3): an https:// URL naming the server's UDP port",
         ok_status: 200,
+        transport: "http3",
+        transport_tls: "http3+tls",
         new: drivers::http3::new,
     },
     DriverInfo {
         id: "grpc",
         help: "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls",
         ok_status: 0,
+        transport: "grpc",
+        transport_tls: "grpc+tls",
         new: drivers::grpc::new,
     },
     DriverInfo {
         id: "mqtt",
         help: "MQTT 3.1.1 through a broker: publish the body, wait for a responder's echo (QoS 1 or 0)",
         ok_status: 0,
+        transport: "mqtt",
+        transport_tls: "mqtt+tls",
         new: drivers::mqtt::new,
     },
     DriverInfo {
         id: "sse",
         help: "Server-Sent Events over HTTP/1.1 (or TLS): a GET whose answer is an event stream",
         ok_status: 200,
+        transport: "sse",
+        transport_tls: "sse+tls",
         new: drivers::sse::new,
     },
     DriverInfo {
         id: "websocket",
         help: "WebSocket (ws:// or wss://): a text request, one or more frames back, per exchange",
         ok_status: 101,
+        transport: "websocket",
+        transport_tls: "websocket+tls",
         new: drivers::websocket::new,
     },
 ];
@@ -144,6 +174,15 @@ pub struct LoadEngine {
 impl Executor for LoadEngine {
     fn verify(&self, s: &Scenario, target: &Target) -> Result<(), String> {
         verify(driver(&s.driver).map_err(|e| e.to_string())?, s, target).map_err(|e| e.to_string())
+    }
+
+    /// From the registry: the driver's `transport` or `transport_tls`.
+    fn transport(&self, s: &Scenario) -> String {
+        match driver_info(&s.driver) {
+            Ok(d) => d.transport_label(s.tls).to_string(),
+            Err(_) if s.tls => format!("{}+tls", s.driver),
+            Err(_) => s.driver.clone(),
+        }
     }
 
     fn measure(&self, s: &Scenario, plan: &Plan, target: &Target, live: &AtomicU64) -> Result<LoadResult, String> {

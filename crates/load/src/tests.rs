@@ -349,6 +349,27 @@ fn every_brokered_driver_is_registered() {
     }
 }
 
+/// Each driver names its transport over cleartext and TLS, the labels its rows carry; HTTP's
+/// are the study's (`h1`, `h2c`, `h1+tls`, `h2+tls`), every other driver's its id.
+#[test]
+fn every_driver_has_transport_labels_its_rows_carry() {
+    let engine = LoadEngine { threads: 1 };
+    for d in DRIVERS {
+        let (plain, tls) = (d.transport_label(false), d.transport_label(true));
+        assert!(!plain.is_empty() && !tls.is_empty(), "{}: empty transport label", d.id);
+        assert_ne!(plain, tls, "{}: TLS must show in its transport", d.id);
+        let want = match d.id {
+            "http1" => ("h1".to_string(), "h1+tls".to_string()),
+            "http2" => ("h2c".into(), "h2+tls".into()),
+            id => (id.into(), format!("{id}+tls")),
+        };
+        assert_eq!((plain.to_string(), tls.to_string()), want, "{}", d.id);
+        for (on, label) in [(false, plain), (true, tls)] {
+            assert_eq!(engine.transport(&scenario(d.id, on, "/")), label, "{} tls={on}", d.id);
+        }
+    }
+}
+
 fn sha256_hex(b: &[u8]) -> String {
     Sha256::digest(b).iter().map(|b| format!("{b:02x}")).collect()
 }

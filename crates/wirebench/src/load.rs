@@ -65,6 +65,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             ..Expect::default()
         },
         labels: BTreeMap::new(),
+        lab: None,
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
     engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;

@@ -52,17 +52,20 @@ connections = 2
 requests = 1000
 warmup_requests = 100
 
+# Its `transport` label names its row's transport; the others get the executor's for their
+# driver and TLS.
 [[scenarios]]
 id = "fast"
 subject = "good"
 driver = "mock"
 path = "/fast"
-labels = { payload = "1KB" }
+labels = { payload = "1KB", transport = "h9" }
 
 [[scenarios]]
 id = "wrong-bytes"
 subject = "good"
 driver = "mock"
+tls = true
 path = "/wrong"
 
 [[scenarios]]
@@ -76,6 +79,7 @@ id = "dead"
 subject = "broken"
 driver = "mock"
 path = "/x"
+lab = "elsewhere"
 
 [[scenarios]]
 id = "via-broker"
@@ -94,6 +98,7 @@ path = "/x"
 id = "codec"
 lang = "rust"
 command = ["codec", "bench"]
+lab = "formats"
 
 [[harnesses]]
 id = "crashing"
@@ -209,7 +214,7 @@ impl Launcher for MockLauncher {
         }
         for repeat in 1..=3 {
             line(&format!(
-                r#"{{"schema_version":1,"run_id":"theirs","suite":"x","scenario":"users-json-rust","subject":"codec","lang":"rust","format":"json","repeat":{repeat},"status":"ok","metrics":{{"serialize_ns":1000.0,"size_bytes":42,"size_gzip_bytes":7.0}}}}"#
+                r#"{{"schema_version":1,"run_id":"theirs","suite":"x","scenario":"users-json-rust","subject":"codec","lang":"rust","lab":"printed","format":"json","repeat":{repeat},"status":"ok","metrics":{{"serialize_ns":1000.0,"size_bytes":42,"size_gzip_bytes":7.0}}}}"#
             ));
         }
         line("warming up...");
@@ -217,7 +222,8 @@ impl Launcher for MockLauncher {
     }
 }
 
-/// Each request of `/fast` takes exactly 100 µs on one stream; `/flaky` answers 5 % wrong.
+/// Each request of `/fast` takes exactly 100 µs on one stream; `/flaky` answers 5 % wrong. Its
+/// transport is the driver's id, `+tls` with TLS.
 #[derive(Default)]
 struct MockExecutor {
     measured: Cell<u32>,
@@ -229,6 +235,10 @@ impl Executor for MockExecutor {
             return Err("body is 10 bytes, expected 1024".into());
         }
         Ok(())
+    }
+
+    fn transport(&self, s: &Scenario) -> String {
+        format!("{}{}", s.driver, if s.tls { "+tls" } else { "" })
     }
 
     fn measure(&self, s: &Scenario, plan: &Plan, t: &Target, live: &AtomicU64) -> Result<LoadResult, String> {
@@ -314,6 +324,32 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("drives-broken", 0, Status::Failed),
         ]
     );
+    // Every row carries its lab (the suite's, else the scenario's or harness's own, over what a
+    // harness printed) and every load row its transport (its label, else the driver's with TLS).
+    let stamps: Vec<(&str, Option<&str>, Option<&str>)> =
+        results.measurements.iter().map(|m| (m.scenario.as_str(), m.lab.as_deref(), m.transport.as_deref())).collect();
+    assert_eq!(
+        stamps,
+        vec![
+            ("fast", Some("mock"), Some("h9")),
+            ("fast", Some("mock"), Some("h9")),
+            ("fast", Some("mock"), Some("h9")),
+            ("wrong-bytes", Some("mock"), Some("mock+tls")),
+            ("flaky", Some("mock"), Some("mock")),
+            ("dead", Some("elsewhere"), Some("mock")),
+            ("via-broker", Some("mock"), Some("mock")),
+            ("via-broker", Some("mock"), Some("mock")),
+            ("via-broker", Some("mock"), Some("mock")),
+            ("no-db", Some("mock"), Some("mock")),
+            ("users-json-rust", Some("formats"), None),
+            ("users-json-rust", Some("formats"), None),
+            ("users-json-rust", Some("formats"), None),
+            ("codec", Some("formats"), None),
+            ("crashing", Some("mock"), None),
+            ("parsed", Some("mock"), None),
+            ("drives-broken", Some("mock"), None),
+        ]
+    );
     // The responder learns the broker's port; the broker starts before it and stops after it;
     // a service that is missing fails its subject's rows with the one line that says so.
     assert_eq!(
@@ -383,6 +419,7 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
     let summaries = results.summaries();
     let fast = &summaries[0];
     assert_eq!(fast.ok_repeats, 3);
+    assert_eq!((fast.lab.as_str(), fast.transport.as_deref()), ("mock", Some("h9")));
     assert_eq!(fast.get("rps").unwrap().median, 20_000.0);
     assert_eq!(fast.get("rps").unwrap().ci, Some((20_000.0, 20_000.0)));
 }

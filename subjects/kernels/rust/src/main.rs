@@ -172,6 +172,9 @@ mod native {
             scenario: format!("{kernel}-native"),
             subject: "kernels-native".into(),
             lang: "rust".into(),
+            // The runner stamps the lab from the suite; a harness row has no load transport.
+            lab: None,
+            transport: None,
             protocol: None,
             format: None,
             params,
