@@ -9,8 +9,8 @@ use wirebench_core::results::{Results, ScenarioSummary};
 use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::Summary;
 
-use crate::format::{self, NONE};
 use crate::model::{read_results, Ratio};
+use crate::numbers::{self, NONE};
 use crate::ReportError;
 
 const HEADER: [&str; 7] = ["scenario", "req/s A", "req/s B", "B/A (95 % interval)", "p99 A", "p99 B", "verdict"];
@@ -29,8 +29,8 @@ pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
         let ratio_text = match ratio {
             None => NONE.to_string(),
             Some(r) => match r.interval {
-                Some((lo, hi)) => format!("{} [{}]", format::ratio(r.value), format::interval(lo, hi, format::sig3)),
-                None => format::ratio(r.value),
+                Some((lo, hi)) => format!("{} [{}]", numbers::ratio(r.value), numbers::interval(lo, hi, numbers::sig3)),
+                None => numbers::ratio(r.value),
             },
         };
         rows.push([
@@ -72,7 +72,7 @@ fn only_in(xs: &[ScenarioSummary], ys: &[ScenarioSummary]) -> Vec<String> {
 }
 
 fn p99(s: &ScenarioSummary) -> String {
-    s.get("p99_us").map_or(NONE.to_string(), |p| format::latency_us(p.median))
+    s.get("p99_us").map_or(NONE.to_string(), |p| numbers::latency_us(p.median))
 }
 
 /// `12,345 ± 678` (median ± half-width of the 95 % CI), or the median alone with one repeat.
@@ -81,8 +81,8 @@ fn rps(s: Option<&Summary>) -> String {
     match s {
         None => NONE.to_string(),
         Some(s) => match s.ci {
-            Some((_, hi)) => format!("{} ± {}", format::thousands(s.median), format::thousands(hi - s.mean)),
-            None => format::thousands(s.median),
+            Some((_, hi)) => format!("{} ± {}", numbers::thousands(s.median), numbers::thousands(hi - s.mean)),
+            None => numbers::thousands(s.median),
         },
     }
 }
@@ -117,7 +117,7 @@ fn differences(a: &RunInfo, b: &RunInfo) -> Vec<String> {
     differ("git", git(a), git(b));
     let machine = |r: &RunInfo| format!("{} ({} cores, {})", r.machine.cpu_model, r.machine.cores, r.machine.kernel);
     differ("machine", machine(a), machine(b));
-    differ("pinning", format::pinning(&a.cpus), format::pinning(&b.cpus));
+    differ("pinning", numbers::pinning(&a.cpus), numbers::pinning(&b.cpus));
     differ("profile", a.profile.clone(), b.profile.clone());
     let keys: BTreeSet<&String> = a.versions.keys().chain(b.versions.keys()).collect();
     for key in keys {

@@ -245,6 +245,8 @@ fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurem
         scenario: spec.id.into(),
         subject: spec.subject.into(),
         lang: if spec.subject == "broken" { "go" } else { "rust" }.into(),
+        lab: Some("protocols".into()),
+        transport: Some(transport(spec)),
         protocol: Some(spec.driver.into()),
         format: None,
         params,
@@ -252,6 +254,24 @@ fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurem
         status,
         error,
         metrics,
+    }
+}
+
+/// The transport the runner stamps: the scenario's label, or the driver's for its TLS setting.
+fn transport(spec: &Spec) -> String {
+    if !spec.transport.is_empty() {
+        return spec.transport.into();
+    }
+    let short = match spec.driver {
+        "http1" => "h1",
+        "http2" if !spec.tls => "h2c",
+        "http2" => "h2",
+        other => other,
+    };
+    if spec.tls {
+        format!("{short}+tls")
+    } else {
+        short.into()
     }
 }
 
@@ -450,6 +470,8 @@ impl FormatSpec {
             scenario: self.scenario(),
             subject: format!("formats-{}", self.lang),
             lang: self.lang.into(),
+            lab: Some("formats".into()),
+            transport: None,
             protocol: None,
             format: Some(self.format.into()),
             params,
@@ -596,7 +618,7 @@ pub fn formats_showcase(dir: &Path) {
 pub fn parse_line(parser: &str, format: &str, n: u64, repeat: u32, parse_us: f64) -> String {
     let id = format!("dummy-{format}-{parser}-from-rust-{n}");
     format!(
-        r#"{{"schema_version":1,"run_id":"r","suite":"parse","scenario":"{id}","subject":"parse-{parser}","lang":"rust","params":{{"object":"dummy","format":"{format}","parser":"{parser}","provider":"rust","n":{n},"batch":false}},"repeat":{repeat},"status":"ok","metrics":{{"parse_us":{parse_us},"total_us":{total},"io_us":{io},"cpu_s":0.5,"rss_kb":20480}}}}"#,
+        r#"{{"schema_version":1,"run_id":"r","suite":"parse","lab":"parse","scenario":"{id}","subject":"parse-{parser}","lang":"rust","params":{{"object":"dummy","format":"{format}","parser":"{parser}","provider":"rust","n":{n},"batch":false}},"repeat":{repeat},"status":"ok","metrics":{{"parse_us":{parse_us},"total_us":{total},"io_us":{io},"cpu_s":0.5,"rss_kb":20480}}}}"#,
         total = parse_us * 10.0,
         io = parse_us * 9.0
     )
@@ -607,7 +629,7 @@ pub fn wasm_line(kernel: &str, way: &str, thread: &str, repeat: u32, ms: f64) ->
     let id = format!("{kernel}-{way}{}", if thread == "worker" { "-worker" } else { "" });
     let copies = if way.ends_with("buffer") { r#","copy_in_ms":2.5,"copy_out_ms":2.5"# } else { "" };
     format!(
-        r#"{{"schema_version":1,"run_id":"r","suite":"wasm","scenario":"{id}","subject":"kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
+        r#"{{"schema_version":1,"run_id":"r","suite":"wasm","lab":"wasm","scenario":"{id}","subject":"kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
         s = ms / 1e3
     )
 }
@@ -623,7 +645,7 @@ pub fn group_line(repeat: u32, create_p50: u64) -> String {
         )
     };
     format!(
-        r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"cpu_s":3.0,"rss_kb":1048576,"service_cpu_s":1.25,"service_rss_kb":524288,"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
+        r#"{{"schema_version":1,"run_id":"r","suite":"restcache","lab":"restcache","transport":"h1","scenario":"g3-open-go","subject":"restcache-go","lang":"go","protocol":"http1","params":{{"connections":10,"streams":1,"rate":200.0}},"repeat":{repeat},"status":"ok","metrics":{{"requests":400,"errors":0,"duration_s":1.0,"rps":400.0,"latency_us":{},"latency_uncorrected_us":{},"cpu_s":3.0,"rss_kb":1048576,"service_cpu_s":1.25,"service_rss_kb":524288,"iterations":200,"iterations_per_s":200.0,"steps":[{{"label":"new key","requests":200,"errors":0,"latency_us":{}}},{{"label":"create","requests":200,"errors":1,"latency_us":{}}}]}}}}"#,
         lat(900),
         lat(450),
         lat(300),
@@ -639,7 +661,7 @@ pub fn case_line(imp: &str, store: &str, repeat: u32, rps: f64, cpu: (f64, f64),
         String::new()
     };
     format!(
-        r#"{{"schema_version":1,"run_id":"r","suite":"restcache","scenario":"g3-u100-{imp}-{store}","subject":"restcache-{imp}-{store}","lang":"go","protocol":"http1","params":{{"connections":100,"streams":1,"impl":"{imp}","store":"{store}","state":"empty","group":"G3","users":"100"}},"repeat":{repeat},"status":"ok","metrics":{{"requests":{n},"errors":0,"duration_s":1.0,"rps":{rps},"latency_us":{{"min":10,"p50":900,"p90":900,"p99":900,"p999":900,"max":900,"mean":900.0}},"cpu_s":{},"rss_kb":{}{services}}}}}"#,
+        r#"{{"schema_version":1,"run_id":"r","suite":"restcache","lab":"restcache","transport":"h1","scenario":"g3-u100-{imp}-{store}","subject":"restcache-{imp}-{store}","lang":"go","protocol":"http1","params":{{"connections":100,"streams":1,"impl":"{imp}","store":"{store}","state":"empty","group":"G3","users":"100"}},"repeat":{repeat},"status":"ok","metrics":{{"requests":{n},"errors":0,"duration_s":1.0,"rps":{rps},"latency_us":{{"min":10,"p50":900,"p90":900,"p99":900,"p999":900,"max":900,"mean":900.0}},"cpu_s":{},"rss_kb":{}{services}}}}}"#,
         cpu.0,
         kb.0,
         n = rps as u64
@@ -658,10 +680,9 @@ pub fn realtime_line(
 ) -> String {
     let id = format!("{protocol}-{direction}-h{headers}-n{n}{}", if tls { "-tls" } else { "" });
     format!(
-        r#"{{"schema_version":1,"run_id":"r","suite":"realtime","scenario":"{id}","subject":"realtime-node","lang":"ts","params":{{"lab":"realtime","protocol":"{protocol}","direction":"{direction}","n":{n},"headers":{headers},"parallel":false,"connect":false,"tls":{tls},"cpu_throttle":1,"disk":false,"runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"messages":{n},"duration_s":{seconds}}}}}"#
+        r#"{{"schema_version":1,"run_id":"r","suite":"realtime","lab":"realtime","scenario":"{id}","subject":"realtime-node","lang":"ts","params":{{"lab":"realtime","protocol":"{protocol}","direction":"{direction}","n":{n},"headers":{headers},"parallel":false,"connect":false,"tls":{tls},"cpu_throttle":1,"disk":false,"runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"messages":{n},"duration_s":{seconds}}}}}"#
     )
 }
-
 
 /// Appends `lines` to the run's `measurements.jsonl`.
 pub fn append(dir: &Path, lines: impl IntoIterator<Item = String>) {

@@ -4,14 +4,30 @@
 
 use plotters::prelude::*;
 
-use super::latency::tick_label;
+use super::curves::tick_label;
 use super::{frame, header, header_height, house_style, line_style};
 use super::{Dash, DrawResult, Key, Scale, Ticked, WIDTH};
 
 /// A series' name and its (x, y) points; y is a time in microseconds.
 pub type Line = (String, Vec<(f64, f64)>);
 
+/// Panels of lines and the names of the two axes (both log scale).
+#[derive(Debug, Clone)]
+pub struct Lines {
+    pub panels: Vec<Panel>,
+    pub x_desc: &'static str,
+    pub y_desc: &'static str,
+}
+
+impl Lines {
+    /// True when some line has two points or more.
+    pub fn drawable(&self) -> bool {
+        self.panels.iter().flat_map(|p| &p.lines).any(|(_, points)| points.len() >= 2)
+    }
+}
+
 /// A titled panel of lines.
+#[derive(Debug, Clone)]
 pub struct Panel {
     pub title: String,
     pub lines: Vec<Line>,
@@ -21,11 +37,14 @@ const PANEL_PLOT: u32 = 240;
 /// Room left of the plot for the time labels.
 const Y_LABELS: u32 = 84;
 
-/// The SVG of `panels` under `title`; `x_desc` and `y_desc` name the axes (both log scale).
-/// Lines with fewer than two points are left out; `None` when no line is left.
-pub fn draw(title: &str, panels: Vec<Panel>, x_desc: &str, y_desc: &str) -> DrawResult<Option<String>> {
-    let panels: Vec<Panel> = panels
-        .into_iter()
+/// The SVG of `lines` under `title`. Lines with fewer than two points are left out; `None` when
+/// no line is left.
+pub fn draw(title: &str, lines: &Lines) -> DrawResult<Option<String>> {
+    let (x_desc, y_desc) = (lines.x_desc, lines.y_desc);
+    let panels: Vec<Panel> = lines
+        .panels
+        .iter()
+        .cloned()
         .map(|p| Panel { lines: p.lines.into_iter().filter(|(_, pts)| pts.len() >= 2).collect(), ..p })
         .filter(|p| !p.lines.is_empty())
         .collect();

@@ -1,19 +1,15 @@
-//! Charts as standalone SVG documents, one module per chart, registered in `CHARTS`.
+//! Charts as standalone SVG documents. A lab describes a chart as a `Spec` (its name, title and
+//! the data of one kind of plot); `draw` turns it into SVG. Nothing here knows a lab or an output.
 //!
 //! Drawn with plotters' SVG backend. Built without plotters' `ttf`/`ab_glyph` features, plotters
 //! estimates text extents itself and writes `<text>` elements whose glyphs the browser picks, so
 //! rendering reads no system font and needs no downloaded one.
 
-mod format_sizes;
-mod formats;
-mod latency;
-mod lines;
-mod panels;
-mod parse;
-mod payload;
-mod realtime;
-mod rps;
-mod wasm;
+pub mod curves;
+pub mod lines;
+pub mod pairs;
+pub mod panels;
+pub mod ranked;
 
 use std::ops::Range;
 
@@ -24,31 +20,36 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::format;
-use crate::model::{Report, Section};
-use crate::ReportError;
-
-/// Every chart: file stem (`charts/<name>.svg`, element id `chart-<name>`), title, the section it
-/// belongs to (it is drawn only when the report shows that section), drawing function.
-pub const CHARTS: &[(&str, &str, Section, Draw)] = &[
-    ("rps", "Requests per second by scenario", Section::Load, rps::draw),
-    ("latency", "Latency percentiles", Section::Load, latency::draw),
-    ("payload", "1 KB vs 1 MB responses by transport", Section::Load, payload::draw),
-    ("formats", "Serialize and deserialize time by format", Section::Formats, formats::draw),
-    ("format-sizes", "Encoded size by format: raw, gzip, zstd", Section::Formats, format_sizes::draw),
-    ("parse-by-n", "Decoding time against N objects", Section::Parse, parse::draw_by_n),
-    ("parse-io", "Decoding against I/O at the largest N", Section::Parse, parse::draw_io),
-    ("realtime-by-n", "Time for N messages against N", Section::Realtime, realtime::draw_by_n),
-    ("realtime-headers", "Extra request headers", Section::Realtime, realtime::draw_headers),
-    ("realtime-conditions", "TLS, HTTP/2, a slow client and disk writes", Section::Realtime, realtime::draw_conditions),
-    ("wasm-speedup", "JavaScript ÷ WebAssembly: the study and ours", Section::Wasm, wasm::draw),
-];
-
-/// Draws one chart from the report; the title is the registry's.
-pub type Draw = fn(&Report, &str) -> DrawResult<Drawn>;
+use crate::numbers;
 
 /// Chart errors are plotters' drawing errors, reported as text.
 pub type DrawResult<T> = Result<T, Box<dyn std::error::Error + Send + Sync>>;
+
+/// A chart a lab asks for: `charts/<name>.svg`, element id `chart-<name>`.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The plot, or why there is nothing to draw.
+    pub plot: Result<Plot, String>,
+    /// What the chart leaves out or how to read it, under it.
+    pub note: Option<String>,
+}
+
+/// The kinds of plot, each with its data.
+#[derive(Debug, Clone)]
+pub enum Plot {
+    /// Panels of grouped horizontal bars with whiskers (`panels`).
+    Bars(panels::Bars),
+    /// Panels of lines on log–log axes (`lines`).
+    Lines(lines::Lines),
+    /// One horizontal bar per item, coloured by group (`ranked`).
+    Ranked(ranked::Ranked),
+    /// Latency percentile curves on a nines axis (`curves`).
+    Curves(curves::Curves),
+    /// Pairs of vertical bars per category (`pairs`).
+    Pairs(pairs::Pairs),
+}
 
 /// A chart drawn, or skipped for lack of data.
 #[derive(Debug, Clone)]
@@ -59,36 +60,59 @@ pub enum Drawn {
     Skipped(String),
 }
 
-/// A chart of the report.
+/// A chart of the report, drawn.
 #[derive(Debug, Clone)]
-pub struct Chart {
+pub struct Figure {
     pub name: &'static str,
     pub title: &'static str,
-    pub section: Section,
     pub drawn: Drawn,
 }
 
-/// Draws every registered chart of the sections the report shows, in registry order.
-pub fn draw_all(report: &Report) -> Result<Vec<Chart>, ReportError> {
-    CHARTS
-        .iter()
-        .filter(|&&(_, _, section, _)| report.shows(section))
-        .map(|&(name, title, section, draw)| {
-            let drawn = draw(report, title)
-                .map_err(|e| ReportError::Chart { chart: name, message: e.to_string().replace('\n', " ") })?;
-            let drawn = match drawn {
-                Drawn::Svg { svg, note } => Drawn::Svg { svg: finish(name, title, &svg), note },
-                skipped => skipped,
-            };
-            Ok(Chart { name, title, section, drawn })
-        })
-        .collect()
+/// Why a chart could not be drawn: plotters' error, as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChartError {
+    pub chart: &'static str,
+    pub message: String,
+}
+
+/// Draws `spec`.
+pub fn draw(spec: Spec) -> Result<Figure, ChartError> {
+    let Spec { name, title, plot, note } = spec;
+    let drawn = match plot {
+        Err(why) => Drawn::Skipped(why),
+        Ok(plot) => {
+            let svg = match &plot {
+                Plot::Bars(b) => panels::draw(title, b).map(Some),
+                Plot::Lines(l) => lines::draw(title, l),
+                Plot::Ranked(r) => ranked::draw(title, r).map(Some),
+                Plot::Curves(c) => curves::draw(title, c).map(Some),
+                Plot::Pairs(p) => pairs::draw(title, p).map(Some),
+            }
+            .map_err(|e| ChartError { chart: name, message: e.to_string().replace('\n', " ") })?;
+            match svg {
+                Some(svg) => Drawn::Svg { svg: finish(name, title, &svg), note },
+                None => Drawn::Skipped("nothing to draw".into()),
+            }
+        }
+    };
+    Ok(Figure { name, title, drawn })
+}
+
+impl std::fmt::Display for ChartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "chart `{}`: {}", self.chart, self.message)
+    }
+}
+
+/// Text escaped for SVG text and attribute values.
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&#39;")
 }
 
 /// Marks plotters' `<svg>` root so pages and tests can find it (`svg.chart#chart-<name>`) and gives
 /// it an accessible title.
 fn finish(name: &str, title: &str, svg: &str) -> String {
-    let title = crate::html::Esc(title);
+    let title = escape(title);
     let Some(body) = svg.strip_prefix("<svg ") else { return svg.to_string() };
     let Some(end) = body.find('>') else { return svg.to_string() };
     let (attrs, rest) = body.split_at(end);
@@ -394,7 +418,7 @@ pub fn compact(v: f64) -> String {
     } else if a >= 1.0 || a == 0.0 {
         trim(format!("{v:.1}"))
     } else {
-        format::sig3(v)
+        numbers::sig3(v)
     }
 }
 
@@ -431,11 +455,6 @@ pub fn whisker(lo: f64, hi: f64, at: f64, cap: f64, horizontal: bool) -> [PathEl
     ]
 }
 
-/// A payload group's name in a legend or panel title: `payload 1KB`.
-pub fn group_label(payload: Option<&str>) -> String {
-    payload.map_or("no payload label".to_string(), |p| format!("payload {p}"))
-}
-
 /// Every chart's grid, axes and label styles; the caller adds formatters and descriptions.
 pub fn house_style<'m, 'a, 'b, X, Y, XT, YT, DB>(
     mesh: &'m mut MeshStyle<'a, 'b, X, Y, DB>,
@@ -456,7 +475,6 @@ pub fn ink() -> ShapeStyle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture;
 
     #[test]
     fn scales_turn_logarithmic_across_orders_of_magnitude() {
@@ -472,32 +490,5 @@ mod tests {
         assert_eq!(compact(100_000.0), "100k");
         assert_eq!(compact(1_000_000.0), "1M");
         assert_eq!(compact(0.0), "0");
-    }
-
-    #[test]
-    fn every_chart_is_well_formed_svg_with_title_and_class() {
-        let dir = tempfile::tempdir().unwrap();
-        fixture::showcase(dir.path());
-        let report = Report::read(dir.path()).unwrap();
-        for chart in draw_all(&report).unwrap() {
-            let Drawn::Svg { svg, .. } = &chart.drawn else { panic!("{} skipped", chart.name) };
-            let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{}: {e}", chart.name));
-            let root = doc.root_element();
-            assert_eq!(root.attribute("class"), Some("chart"));
-            assert_eq!(root.attribute("id"), Some(format!("chart-{}", chart.name).as_str()));
-            let texts: String = doc.descendants().filter_map(|n| n.text()).collect();
-            assert!(texts.contains(chart.title), "{}: no title", chart.name);
-        }
-    }
-
-    #[test]
-    fn charts_without_data_are_skipped_with_a_reason() {
-        let dir = tempfile::tempdir().unwrap();
-        let only_failed = fixture::standard_specs(1.0).into_iter().filter(|s| s.id == "broken").collect::<Vec<_>>();
-        fixture::write(dir.path(), &only_failed, "");
-        let report = Report::read(dir.path()).unwrap();
-        for chart in draw_all(&report).unwrap() {
-            assert!(matches!(&chart.drawn, Drawn::Skipped(why) if !why.is_empty()), "{}", chart.name);
-        }
     }
 }

@@ -7,8 +7,6 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{header, header_height, house_style, label_width, text, whisker};
 use super::{DrawResult, Key, Scale, Ticked, PAD, WIDTH};
-use crate::format;
-use crate::formats::Dataset;
 
 /// One bar: its value, 95 % interval (drawn as a whisker) and the text at its end.
 #[derive(Debug, Clone)]
@@ -33,7 +31,16 @@ pub struct Panel {
     pub groups: Vec<Group>,
 }
 
+/// Panels under one title and legend.
+#[derive(Debug, Clone)]
+pub struct Bars {
+    pub legend: Vec<(String, Key)>,
+    pub panels: Vec<Panel>,
+    pub axis: Axis,
+}
+
 /// The value axis of every panel: its description (the scale's note is appended) and tick text.
+#[derive(Debug, Clone, Copy)]
 pub struct Axis {
     pub desc: &'static str,
     pub tick: fn(f64) -> String,
@@ -58,7 +65,8 @@ fn panel_height(p: &Panel) -> u32 {
 }
 
 /// The standalone SVG of `panels` under one title and legend.
-pub fn draw(title: &str, legend: &[(String, Key)], panels: &[Panel], axis: &Axis) -> DrawResult<String> {
+pub fn draw(title: &str, bars: &Bars) -> DrawResult<String> {
+    let Bars { legend, panels, axis } = bars;
     let height = header_height(legend) + panels.iter().map(panel_height).sum::<u32>();
     // One label width for every panel, so their value axes line up.
     let label_w = label_width(panels.iter().flat_map(|p| &p.groups).map(|g| g.label.as_str()));
@@ -136,12 +144,6 @@ fn draw_panel(area: &super::Area<'_>, p: &Panel, label_w: u32, axis: &Axis) -> D
         ))?;
     }
     Ok(())
-}
-
-/// `Dataset users · 1,000 objects`, the heading of a dataset's panel.
-pub fn dataset_title(d: &Dataset) -> String {
-    let objects = d.objects.map_or(String::new(), |n| format!(" · {} objects", format::thousands(n as f64)));
-    format!("Dataset {}{objects}", d.title())
 }
 
 /// A lighter tint of `c`: `f` of the way to white.

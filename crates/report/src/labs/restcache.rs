@@ -1,16 +1,36 @@
-//! The REST service study's tables, computed once: its 16 cases (two store states × four thread
-//! groups × two user counts) per implementation, one table per store, and the server side's CPU and
-//! memory with the service and the database apart (`suites/restcache.toml`).
+//! The REST service study (`suites/restcache.toml`, `subjects/restcache/`): its 16 cases (two store
+//! states × four thread groups × two user counts) per implementation, one table per store, and the
+//! server side's CPU and memory with the service and the database apart; `restcache.csv`.
 //!
-//! Rows are load rows that carry the labels `impl`, `store`, `state`, `group` and `users` and are
-//! in the closed model; they stay in the scenarios table too, this section arranges them. Depends
-//! on no other module of the report but `format`: the model holds a `RestCache`, the outputs render
-//! its generic `Table`s.
+//! Its rows are load rows that carry the labels `impl`, `store`, `state`, `group` and `users` and
+//! run in the closed model; they are in the scenarios table too, this section arranges them.
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
 
-use crate::format::{self, NONE};
+use crate::numbers::{self, NONE};
+use crate::section::{Block, Lab, Para, Run, Section};
+use crate::table::{raw, Cell, Column, Csv, Row, Table, Text};
+
+/// The lab.
+pub struct RestCacheLab;
+
+impl Lab for RestCacheLab {
+    fn id(&self) -> &'static str {
+        "restcache"
+    }
+
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Section {
+        let rc = RestCache::of(rows);
+        let mut s = Section::new("restcache", "REST service study: every case per implementation");
+        for t in rc.case_tables().into_iter().chain(rc.resources_table()) {
+            s.push(Block::Table(t));
+        }
+        s.para(Para::Small, NOTE);
+        s.csv.push(rc.csv());
+        s
+    }
+}
 
 /// Implementations in the study's order, with Rust after them, and their column headers.
 pub const IMPLS: &[(&str, &str)] =
@@ -33,38 +53,19 @@ pub struct RestCache {
     pub cases: Vec<ScenarioSummary>,
 }
 
-/// A table any output can render: a header row, then rows of cells.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Table {
-    pub id: String,
-    pub title: String,
-    /// The first column's header, then the others'.
-    pub head: Vec<String>,
-    pub rows: Vec<TableRow>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableRow {
-    pub head: String,
-    pub cells: Vec<Cell>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Cell {
-    pub text: String,
-    /// A line under the number (the mean latency).
-    pub sub: Option<String>,
-    /// The scenario the cell shows, for links.
-    pub scenario: Option<String>,
-    /// The best of its row.
-    pub best: bool,
-    pub failed: bool,
-}
-
-impl Cell {
-    fn text(text: String) -> Cell {
-        Cell { text, ..Cell::default() }
-    }
+/// A table whose first column names each row.
+fn table(id: String, title: String, head: Vec<String>, rows: Vec<(String, Vec<Cell>)>) -> Table {
+    let mut columns: Vec<Column> = head.into_iter().map(Column::num).collect();
+    columns[0].num = false;
+    let rows = rows
+        .into_iter()
+        .map(|(head, cells)| Row {
+            head: true,
+            cells: std::iter::once(Cell::new(head)).chain(cells).collect(),
+            ..Row::default()
+        })
+        .collect();
+    Table::new(id, columns, rows).titled(Text::plain(title))
 }
 
 /// True for a summary the study's tables take.
@@ -83,12 +84,8 @@ pub struct Use {
 }
 
 impl RestCache {
-    pub fn of(summaries: &[ScenarioSummary]) -> RestCache {
-        RestCache { cases: summaries.iter().filter(|s| is_case(s)).cloned().collect() }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.cases.is_empty()
+    pub fn of(summaries: &[&ScenarioSummary]) -> RestCache {
+        RestCache { cases: summaries.iter().filter(|s| is_case(s)).map(|s| (*s).clone()).collect() }
     }
 
     fn find(&self, store: &str, state: &str, group: &str, users: &str, imp: &str) -> Option<&ScenarioSummary> {
@@ -138,30 +135,34 @@ impl RestCache {
                         let cells = found
                             .iter()
                             .map(|s| match s {
-                                None => Cell::text(NONE.to_string()),
+                                None => Cell::new(NONE),
                                 Some(s) => Cell {
-                                    text: rps(s)
-                                        .map_or(NONE.to_string(), |r| format!("{} req/s", format::thousands(r))),
-                                    sub: s.get("mean_us").map(|m| format!("{} mean", format::latency_us(m.median))),
                                     scenario: Some(s.scenario.clone()),
                                     best: rps(s) == Some(best) && found.iter().flatten().count() > 1,
                                     failed: s.error.is_some(),
-                                },
+                                    ..Cell::new(
+                                        rps(s).map_or(NONE.to_string(), |r| format!("{} req/s", numbers::thousands(r))),
+                                    )
+                                }
+                                .sub(
+                                    s.get("mean_us")
+                                        .map_or(String::new(), |m| format!("{} mean", numbers::latency_us(m.median))),
+                                ),
                             })
                             .collect();
-                        rows.push(TableRow { head: format!("{state_name}, {g}, {u} users"), cells });
+                        rows.push((format!("{state_name}, {g}, {u} users"), cells));
                     }
                 }
             }
             if !rows.is_empty() {
                 let mut head = vec!["Case".to_string()];
                 head.extend(impls.iter().map(|(_, name)| name.to_string()));
-                tables.push(Table {
-                    id: format!("restcache-{store}"),
-                    title: format!("{store_name}: the study's cases"),
+                tables.push(table(
+                    format!("restcache-{store}"),
+                    format!("{store_name}: the study's cases"),
                     head,
                     rows,
-                });
+                ));
             }
         }
         tables
@@ -202,20 +203,18 @@ impl RestCache {
                 let median = |f: fn(&Use) -> f64| median(uses.iter().map(f).collect());
                 let peak = |f: fn(&Use) -> f64| uses.iter().map(f).fold(0.0, f64::max);
                 let database = store != "sqlite";
-                let db = |text: String| Cell::text(if database { text } else { "in the service".into() });
+                let db = |text: String| Cell::new(if database { text } else { "in the service".into() });
                 let cells = vec![
-                    Cell::text(cpu_us(median(|u| u.service_cpu_us))),
+                    Cell::new(cpu_us(median(|u| u.service_cpu_us))),
                     db(cpu_us(median(|u| u.database_cpu_us))),
-                    Cell::text(mib(peak(|u| u.service_kb))),
+                    Cell::new(mib(peak(|u| u.service_kb))),
                     db(mib(peak(|u| u.database_kb))),
                 ];
-                rows.push(TableRow { head: format!("{name}, {store_name}"), cells });
+                rows.push((format!("{name}, {store_name}"), cells));
             }
         }
-        (!rows.is_empty()).then(|| Table {
-            id: "restcache-resources".into(),
-            title: "The server side: service and database apart".into(),
-            head: [
+        (!rows.is_empty()).then(|| {
+            let head = [
                 "Implementation, store",
                 "Service CPU per request",
                 "Database CPU per request",
@@ -223,15 +222,63 @@ impl RestCache {
                 "Database memory, peak",
             ]
             .map(String::from)
-            .to_vec(),
-            rows,
+            .to_vec();
+            table("restcache-resources".into(), "The server side: service and database apart".into(), head, rows)
         })
+    }
+
+    /// `restcache.csv`: one line per case, in the order they ran, with the server side's use split
+    /// between the service and the database.
+    fn csv(&self) -> Csv {
+        let lines = self
+            .cases
+            .iter()
+            .map(|s| {
+                let p = |k: &str| s.param(k).unwrap_or_default().to_string();
+                let u = RestCache::use_of(s);
+                vec![
+                    s.scenario.clone(),
+                    p("store"),
+                    p("state"),
+                    p("group"),
+                    p("users"),
+                    p("impl"),
+                    s.ok_repeats.to_string(),
+                    raw(s.get("rps").map(|x| x.median)),
+                    raw(s.get("mean_us").map(|x| x.median)),
+                    raw(u.map(|u| u.service_cpu_us)),
+                    raw(u.map(|u| u.database_cpu_us)),
+                    raw(u.map(|u| u.service_kb)),
+                    raw(u.map(|u| u.database_kb)),
+                    s.error.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        Csv { name: "restcache.csv", header: CSV_COLUMNS.to_vec(), lines }
     }
 }
 
+/// Header of `restcache.csv`.
+const CSV_COLUMNS: &[&str] = &[
+    "scenario",
+    "store",
+    "state",
+    "group",
+    "users",
+    "impl",
+    "ok_repeats",
+    "rps_median",
+    "mean_us",
+    "service_cpu_us_per_request",
+    "database_cpu_us_per_request",
+    "service_kb",
+    "database_kb",
+    "error",
+];
+
 /// CPU time per request: `48.2 µs`.
 fn cpu_us(us: f64) -> String {
-    format::latency_us(us)
+    numbers::latency_us(us)
 }
 
 fn median(v: Vec<f64>) -> f64 {
@@ -239,5 +286,5 @@ fn median(v: Vec<f64>) -> f64 {
 }
 
 fn mib(kib: f64) -> String {
-    format!("{} MiB", format::mib_from_kib(kib))
+    format!("{} MiB", numbers::mib_from_kib(kib))
 }

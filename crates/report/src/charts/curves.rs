@@ -3,10 +3,23 @@
 
 use plotters::prelude::*;
 
-use super::{frame, group_label, header, header_height, house_style, line_style};
-use super::{Dash, DrawResult, Drawn, Key, Scale, Ticked, WIDTH};
-use crate::format;
-use crate::model::{payload_groups, Report, Row};
+use super::{frame, header, header_height, house_style, line_style};
+use super::{Dash, DrawResult, Key, Scale, Ticked, WIDTH};
+use crate::numbers;
+
+/// Panels of curves sharing both axes; one panel is drawn under the chart's title alone.
+#[derive(Debug, Clone)]
+pub struct Curves {
+    pub panels: Vec<CurvePanel>,
+}
+
+/// The curves of one group.
+#[derive(Debug, Clone)]
+pub struct CurvePanel {
+    pub subtitle: String,
+    /// Each curve's name and its points (nines position, µs); at least two points each.
+    pub curves: Vec<(String, Vec<(f64, f64)>)>,
+}
 
 /// The axis always reaches 99.99; it goes further (up to 99.9999) when curves do.
 const MIN_NINES: f64 = 4.0;
@@ -29,8 +42,8 @@ fn nines_label(x: f64) -> String {
 }
 
 /// A latency tick without trailing zeros: `1 ms`, `2.5 ms`, `100 µs`.
-pub(super) fn tick_label(us: f64) -> String {
-    let text = format::latency_us(us);
+pub fn tick_label(us: f64) -> String {
+    let text = numbers::latency_us(us);
     match text.split_once(' ') {
         Some((n, unit)) if n.contains('.') => format!("{} {unit}", n.trim_end_matches('0').trim_end_matches('.')),
         _ => text,
@@ -40,53 +53,37 @@ pub(super) fn tick_label(us: f64) -> String {
 /// Height of one panel's plot, below its title and legend.
 const PANEL_PLOT: u32 = 240;
 
-/// The scenarios of one payload group: their curves and the legend naming them.
+/// A panel with its legend.
 struct Panel<'a> {
-    subtitle: String,
+    subtitle: &'a str,
     curves: Vec<&'a Vec<(f64, f64)>>,
     legend: Vec<(String, Key)>,
 }
 
-/// One panel per payload group (as the req/s chart colours them), so each panel compares the
-/// transports on one payload; all panels share both axes. Skipped when no scenario has a latency
-/// curve of at least two points below p100.
-pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
-    let curves: Vec<(&Row, Vec<(f64, f64)>)> = report
-        .rows
+/// The SVG of `c` (at least one panel with a curve). Line styles restart per panel, so a series
+/// keeps its colour across panels when every panel lists them in the same order.
+pub fn draw(title: &str, c: &Curves) -> DrawResult<String> {
+    let panels: Vec<Panel> = c
+        .panels
         .iter()
-        .map(|r| {
-            let points: Vec<(f64, f64)> =
-                r.summary.latency_curve.iter().filter_map(|&(p, us)| Some((nines(p)?, us as f64))).collect();
-            (r, points)
-        })
-        .filter(|(_, points)| points.len() >= 2)
-        .collect();
-    if curves.is_empty() {
-        return Ok(Drawn::Skipped("no scenario recorded a latency curve".into()));
-    }
-    let groups = payload_groups(curves.iter().map(|&(r, _)| r));
-    // Line styles restart per panel, so a transport keeps its colour across panels when every
-    // group lists the transports in the same order.
-    let panels: Vec<Panel> = groups
-        .iter()
-        .map(|&g| {
-            let members: Vec<&(&Row, Vec<(f64, f64)>)> = curves.iter().filter(|(r, _)| r.payload() == g).collect();
-            let legend = members
+        .map(|p| Panel {
+            subtitle: &p.subtitle,
+            curves: p.curves.iter().map(|(_, points)| points).collect(),
+            legend: p
+                .curves
                 .iter()
                 .enumerate()
-                .map(|(i, (r, _))| {
+                .map(|(i, (name, _))| {
                     let (c, dash) = line_style(i);
-                    (r.id().to_string(), Key::Line(c, dash))
+                    (name.clone(), Key::Line(c, dash))
                 })
-                .collect();
-            let subtitle = group_label(g);
-            Panel { subtitle, curves: members.iter().map(|(_, points)| points).collect(), legend }
+                .collect(),
         })
         .collect();
-    let all_us: Vec<f64> = curves.iter().flat_map(|(_, p)| p.iter().map(|&(_, us)| us.max(1.0))).collect();
+    let curves: Vec<&Vec<(f64, f64)>> = panels.iter().flat_map(|p| p.curves.iter().copied()).collect();
+    let all_us: Vec<f64> = curves.iter().flat_map(|p| p.iter().map(|&(_, us)| us.max(1.0))).collect();
     let y = Scale::log(&all_us, 0.05);
-    let x_max =
-        curves.iter().flat_map(|(_, p)| p.iter().map(|&(x, _)| x)).fold(MIN_NINES, f64::max).ceil().min(MAX_NINES);
+    let x_max = curves.iter().flat_map(|p| p.iter().map(|&(x, _)| x)).fold(MIN_NINES, f64::max).ceil().min(MAX_NINES);
     let single = panels.len() == 1;
     let panel_height = |legend: &[(String, Key)]| header_height(legend) + PANEL_PLOT + 84;
     let height = if single {
@@ -103,7 +100,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
         for p in &panels {
             let (area, below) = rest.split_vertically(panel_height(&p.legend));
             rest = below;
-            let body = header(&area, if single { title } else { &p.subtitle }, &p.legend)?;
+            let body = header(&area, if single { title } else { p.subtitle }, &p.legend)?;
             let mut chart = frame(&body, 84).build_cartesian_2d(
                 Ticked::new(0.0..x_max, (0..=x_max as usize).map(|k| k as f64).collect()),
                 Ticked::from(y),
@@ -130,16 +127,7 @@ pub fn draw(report: &Report, title: &str) -> DrawResult<Drawn> {
         }
         root.present()?;
     }
-    let left_out: Vec<&str> =
-        report.rows.iter().map(|r| r.id()).filter(|id| !curves.iter().any(|(r, _)| r.id() == *id)).collect();
-    let mut note = String::from("Each line is the repeat with the median p99.");
-    if !single {
-        note += " One panel per payload; all panels share both axes.";
-    }
-    if !left_out.is_empty() {
-        note += &format!(" Not shown (no latency curve): {}.", left_out.join(", "));
-    }
-    Ok(Drawn::Svg { svg, note: Some(note) })
+    Ok(svg)
 }
 
 #[cfg(test)]

@@ -1,14 +1,44 @@
-//! The wasm lab's tables, computed once: rows of harnesses that time one kernel one way
-//! (summaries with `kernel` and `impl` parameters: `suites/wasm.toml`), laid out as the study's
-//! Tables 5.4 (Canvas filters) and 5.3 (Web Worker kernels) with its published numbers beside ours.
-//!
-//! Depends on no other module of the report but `format`: the model holds a `Wasm`, the outputs
-//! render it.
+//! The wasm lab (`suites/wasm.toml`, `subjects/wasm/`, `web/pages/wasm/`): harness rows that time
+//! one kernel one way, laid out as the study's Tables 5.4 (Canvas filters) and 5.3 (Web Worker
+//! kernels) with its published numbers beside ours; its chart and `wasm.csv`.
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
 
-use crate::format::{self, NONE};
+use crate::charts::panels::{self, Axis, Bars, Group, Panel};
+use crate::charts::{color, Key, Plot, Spec};
+use crate::load::param_text;
+use crate::numbers::{self, NONE};
+use crate::section::{Block, Lab, Para, Run, Section};
+use crate::table::{self, raw, Cell, Column, Csv, Text};
+
+/// The lab.
+pub struct WasmLab;
+
+impl Lab for WasmLab {
+    fn id(&self) -> &'static str {
+        "wasm"
+    }
+
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Section {
+        let w = Wasm::of(rows.iter().map(|s| (*s).clone()).collect());
+        let mut s = Section::new("wasm", "WebAssembly vs JavaScript: kernel time");
+        if let Some(browser) = w.rows.iter().find_map(|r| r.runtime()) {
+            s.para(
+                Para::Lede,
+                Text::plain("In ").and_code(browser).and(format!("; the study's numbers are from {SOURCE}.")),
+            );
+        }
+        for t in w.tables() {
+            s.push(Block::Table(w.table(t)));
+        }
+        s.failures("wasm-failures", w.rows.iter().map(|r| &r.summary), run);
+        s.para(Para::Small, NOTE);
+        s.push(Block::Chart(w.chart()));
+        s.csv.push(w.csv());
+        s
+    }
+}
 
 /// Metric ids of the wasm tables (`wirebench_core::results::SUMMARY_METRICS`).
 pub const KERNEL: &str = "kernel_ms";
@@ -27,11 +57,6 @@ pub struct Wasm {
 #[derive(Debug, Clone)]
 pub struct WasmRow {
     pub summary: ScenarioSummary,
-}
-
-/// True for a summary the wasm tables take.
-pub fn is_wasm(s: &ScenarioSummary) -> bool {
-    s.format.is_none() && s.param("kernel").is_some() && s.param("impl").is_some()
 }
 
 /// Where a column's number comes from.
@@ -53,14 +78,14 @@ pub enum Published {
 }
 
 /// A column: its header and its source.
-pub type Column = (&'static str, Source);
+pub type StudyColumn = (&'static str, Source);
 
 /// One of the two tables: the study's table it mirrors, its kernels and its columns.
 pub struct Table {
     pub id: &'static str,
     pub title: &'static str,
     pub kernels: &'static [&'static str],
-    pub columns: &'static [Column],
+    pub columns: &'static [StudyColumn],
 }
 
 const JS_MAIN: (&str, &str) = ("js", "main");
@@ -132,14 +157,6 @@ impl Wasm {
         Wasm { rows: summaries.into_iter().map(|summary| WasmRow { summary }).collect() }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    pub fn failed(&self) -> impl Iterator<Item = &WasmRow> {
-        self.rows.iter().filter(|r| r.failed())
-    }
-
     /// The row of `kernel` run `way` on `thread`.
     pub fn find(&self, kernel: &str, way: &str, thread: &str) -> Option<&WasmRow> {
         self.rows.iter().find(|r| r.kernel() == kernel && r.way() == way && r.thread() == thread)
@@ -158,34 +175,176 @@ impl Wasm {
     }
 
     /// One cell's text: the main line, the line below it (interval, copies), and the row it shows.
-    pub fn cell(&self, kernel: &str, source: Source) -> Cell<'_> {
+    pub fn cell(&self, kernel: &str, source: Source) -> WasmCell<'_> {
         match source {
             Source::Ours { way, thread } => match self.find(kernel, way, thread) {
-                Some(r) => Cell { text: r.time_text(), sub: r.sub_text(), row: Some(r) },
-                None => Cell::text(NONE.to_string()),
+                Some(r) => WasmCell { text: r.time_text(), sub: r.sub_text(), row: Some(r) },
+                None => WasmCell::text(NONE.to_string()),
             },
             Source::Ratio { num, den } => {
-                Cell::text(self.ratio(kernel, num, den).map_or(NONE.to_string(), format::ratio))
+                WasmCell::text(self.ratio(kernel, num, den).map_or(NONE.to_string(), numbers::ratio))
             }
-            Source::Study(p) => Cell::text(study(kernel, p).map_or(NONE.to_string(), |v| match p {
-                Published::Speedup => format::ratio(v),
+            Source::Study(p) => WasmCell::text(study(kernel, p).map_or(NONE.to_string(), |v| match p {
+                Published::Speedup => numbers::ratio(v),
                 _ => ms(v),
             })),
         }
     }
+    /// One of the study's tables, ours beside its numbers.
+    fn table(&self, t: &Table) -> table::Table {
+        let mut columns = vec![Column::text("Kernel")];
+        columns.extend(
+            t.columns
+                .iter()
+                .map(|(label, source)| Column { shade: matches!(source, Source::Study(_)), ..Column::num(*label) }),
+        );
+        let rows = t
+            .kernels
+            .iter()
+            .map(|k| {
+                let mut cells = vec![Cell::code(*k)];
+                cells.extend(t.columns.iter().map(|&(_, source)| {
+                    let c = self.cell(k, source);
+                    Cell {
+                        main: matches!(source, Source::Ours { .. } | Source::Ratio { .. }),
+                        ci: c.sub,
+                        scenario: c.row.map(|r| r.id().to_string()),
+                        failed: c.row.is_some_and(|r| r.failed()),
+                        shade: matches!(source, Source::Study(_)),
+                        ..Cell::new(c.text)
+                    }
+                }));
+                table::Row { head: true, cells, ..table::Row::default() }
+            })
+            .collect();
+        table::Table::new(t.id, columns, rows).titled(t.title)
+    }
+
+    /// JS ÷ wasm per kernel, the study's published ratio beside ours with wasm called the study's
+    /// way and over a buffer in wasm memory, a panel per study table.
+    fn chart(&self) -> Spec {
+        let mut out = Vec::new();
+        for t in self.tables() {
+            // The thread the study ran the table's kernels on.
+            let thread = if t.id == "workers" { "worker" } else { "main" };
+            let mut groups = Vec::new();
+            for k in t.kernels {
+                let bar = |value: f64, color| panels::Bar { value, ci: None, color, label: numbers::ratio(value) };
+                let mut bars = Vec::new();
+                if let Some(v) = study(k, Published::Speedup) {
+                    bars.push(bar(v, STUDY_GRAY));
+                }
+                for (i, way) in ["wasm", "wasm-buffer"].iter().enumerate() {
+                    if let Some(v) = self.ratio(k, ("js", thread), (way, thread)) {
+                        bars.push(bar(v, color(i)));
+                    }
+                }
+                if bars.len() > 1 {
+                    groups.push(Group { label: (*k).to_string(), bars });
+                }
+            }
+            if !groups.is_empty() {
+                out.push(Panel { title: t.title.to_string(), groups });
+            }
+        }
+        let legend = vec![
+            ("the study".to_string(), Key::Bar(STUDY_GRAY)),
+            ("ours, wasm called as the study did".to_string(), Key::Bar(color(0))),
+            ("ours, wasm over its own memory".to_string(), Key::Bar(color(1))),
+        ];
+        let axis = Axis { desc: "JS time ÷ wasm time (above 1: wasm is faster)", tick: panels::tick };
+        Spec {
+            name: "wasm-speedup",
+            title: "JavaScript ÷ WebAssembly: the study and ours",
+            plot: if out.is_empty() {
+                Err("no kernel has both a JavaScript and a WebAssembly row".into())
+            } else {
+                Ok(Plot::Bars(Bars { legend, panels: out, axis }))
+            },
+            note: Some(
+                "Ratios of medians. The study's call copies the image in and out of wasm memory inside the timer \
+                 (filters) or reads each element across the boundary (worker kernels); over its own memory the \
+                 timer holds the kernel alone."
+                    .into(),
+            ),
+        }
+    }
+
+    /// `wasm.csv`: one line per kernel and way, in the order they ran, with the study's times.
+    fn csv(&self) -> Csv {
+        let lines = self
+            .rows
+            .iter()
+            .map(|r| {
+                let p = |k: &str| param_text(&r.summary, k);
+                let kernel = r.summary.get(KERNEL);
+                let ci = kernel.and_then(|s| s.ci);
+                vec![
+                    r.id().to_string(),
+                    r.kernel().to_string(),
+                    r.way().to_string(),
+                    r.thread().to_string(),
+                    p("crossing"),
+                    p("simd"),
+                    p("width"),
+                    p("height"),
+                    p("len"),
+                    r.runtime().unwrap_or_default().to_string(),
+                    r.summary.ok_repeats.to_string(),
+                    raw(kernel.map(|s| s.median)),
+                    raw(ci.map(|c| c.0)),
+                    raw(ci.map(|c| c.1)),
+                    raw(r.median(COPY_IN)),
+                    raw(r.median(COPY_OUT)),
+                    raw(r.median(ROUNDTRIP)),
+                    raw(study(r.kernel(), Published::Js)),
+                    raw(study(r.kernel(), Published::Wasm)),
+                    r.summary.error.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        Csv { name: "wasm.csv", header: CSV_COLUMNS.to_vec(), lines }
+    }
 }
 
-/// A table cell.
-pub struct Cell<'a> {
+/// Gray for the study's bars.
+const STUDY_GRAY: plotters::style::RGBColor = plotters::style::RGBColor(150, 150, 150);
+
+/// Header of `wasm.csv`.
+const CSV_COLUMNS: &[&str] = &[
+    "scenario",
+    "kernel",
+    "impl",
+    "thread",
+    "crossing",
+    "simd",
+    "width",
+    "height",
+    "len",
+    "runtime",
+    "ok_repeats",
+    "kernel_ms_median",
+    "kernel_ms_ci_lo",
+    "kernel_ms_ci_hi",
+    "copy_in_ms",
+    "copy_out_ms",
+    "roundtrip_ms",
+    "study_js_ms",
+    "study_wasm_ms",
+    "error",
+];
+
+/// A table cell as the lab computes it./// A table cell as the lab computes it.
+pub struct WasmCell<'a> {
     pub text: String,
     /// Lines under the number: the interval, the copies.
     pub sub: Vec<String>,
     pub row: Option<&'a WasmRow>,
 }
 
-impl Cell<'_> {
+impl WasmCell<'_> {
     fn text(text: String) -> Self {
-        Cell { text, sub: Vec::new(), row: None }
+        WasmCell { text, sub: Vec::new(), row: None }
     }
 }
 
@@ -244,7 +403,7 @@ impl WasmRow {
     pub fn sub_text(&self) -> Vec<String> {
         let mut parts = Vec::new();
         if let Some((lo, hi)) = self.kernel_ms().and_then(|s| s.ci) {
-            parts.push(format::interval(lo, hi, ms));
+            parts.push(numbers::interval(lo, hi, ms));
         }
         if let (Some(i), Some(o)) = (self.median(COPY_IN), self.median(COPY_OUT)) {
             parts.push(format!("copies {} + {}", ms(i), ms(o)));
@@ -257,5 +416,5 @@ impl WasmRow {
 
 /// Milliseconds as the tables write them.
 fn ms(x: f64) -> String {
-    format::latency_us(x * 1e3)
+    numbers::latency_us(x * 1e3)
 }

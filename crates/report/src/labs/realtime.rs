@@ -1,23 +1,47 @@
-//! The realtime lab's tables, computed once: rows of the browser harness that sends or receives N
-//! texts (summaries with `params.lab = "realtime"`: `suites/realtime.toml`), as series (a
-//! protocol, a direction and how the calls were made) under conditions (TLS, HTTP/2, a slowed
-//! client, disk writes), and the extra-header sweep.
-//!
-//! Depends on no other module of the report but `format`: the model holds a `Realtime`, the
-//! outputs render it.
+//! The realtime lab (`suites/realtime.toml`, `subjects/realtime/`, `web/pages/realtime/`): rows of
+//! the browser harness that sends or receives N texts, as series (a protocol, a direction and how
+//! the calls were made) under conditions (TLS, HTTP/2, a slowed client, disk writes), and the
+//! extra-header sweep; its charts and `realtime.csv`.
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
 
-use crate::format::{self, NONE};
+use crate::charts::lines::{self, Lines};
+use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
+use crate::charts::{color, Key, Plot, Spec};
+use crate::numbers::{self, NONE};
+use crate::section::{Block, Lab, Para, Run, Section};
+use crate::table::{self, raw, Cell, Column, Csv, Text};
+
+/// The lab.
+pub struct RealtimeLab;
+
+impl Lab for RealtimeLab {
+    fn id(&self) -> &'static str {
+        "realtime"
+    }
+
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Section {
+        let rt = Realtime::of(rows.iter().map(|s| (*s).clone()).collect());
+        let mut s = Section::new("realtime", "WebSocket vs HTTP: time for N messages");
+        if let Some(browser) = rt.rows.iter().find_map(|r| r.runtime()) {
+            s.para(Para::Lede, Text::plain("In ").and_code(browser).and(", from the page the app serves."));
+        }
+        for t in rt.tables() {
+            s.push(Block::Table(t));
+        }
+        s.failures("realtime-failures", rt.rows.iter().map(|r| &r.summary), run);
+        s.para(Para::Small, NOTE);
+        for chart in [rt.chart_by_n(), rt.chart_headers(), rt.chart_conditions()] {
+            s.push(Block::Chart(chart));
+        }
+        s.csv.push(rt.csv());
+        s
+    }
+}
 
 /// The metric every realtime table shows: seconds for N messages.
 pub const DURATION: &str = "duration_s";
-
-/// True for a summary the realtime section takes.
-pub fn is_realtime(s: &ScenarioSummary) -> bool {
-    s.param("lab") == Some("realtime")
-}
 
 /// Every realtime row of a run.
 #[derive(Debug, Clone, Default)]
@@ -93,13 +117,9 @@ pub struct RealtimeRow {
 }
 
 impl Realtime {
-    /// `summaries` holds only realtime summaries (`is_realtime`).
+    /// The lab's rows, in the order they ran.
     pub fn of(summaries: Vec<ScenarioSummary>) -> Realtime {
         Realtime { rows: summaries.into_iter().map(|summary| RealtimeRow { summary }).collect() }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
     }
 
     /// The N sweeps: rows without extra headers, by condition (`BASE` first), each a table of N
@@ -152,11 +172,282 @@ impl Realtime {
         self.rows.iter().find(|r| r.headers() == 0 && r.condition() == condition && r.series() == series && r.n() == n)
     }
 
-    /// Failed rows.
-    pub fn failed(&self) -> impl Iterator<Item = &RealtimeRow> {
-        self.rows.iter().filter(|r| r.failed())
+    /// A table of N against series per condition, then each condition's header sweep.
+    fn tables(&self) -> Vec<table::Table> {
+        let columns = |first: &str, series: &[Series]| {
+            std::iter::once(Column::num(first)).chain(series.iter().map(|s| Column::num(s.label()))).collect()
+        };
+        let mut out = Vec::new();
+        for sweep in self.sweeps() {
+            let rows = sweep
+                .ns
+                .iter()
+                .zip(&sweep.cells)
+                .map(|(n, row)| table::Row {
+                    head: true,
+                    cells: std::iter::once(Cell::new(numbers::thousands(*n as f64)))
+                        .chain(row.iter().map(|r| cell(*r, None)))
+                        .collect(),
+                    ..table::Row::default()
+                })
+                .collect();
+            let id = format!("realtime-{}", sweep.condition.short());
+            out.push(table::Table::new(id, columns("N", &sweep.series), rows).titled(sweep.condition.label()));
+        }
+        for hs in self.headers() {
+            let rows = hs
+                .counts
+                .iter()
+                .zip(&hs.cells)
+                .enumerate()
+                .map(|(i, (count, row))| table::Row {
+                    head: true,
+                    cells: std::iter::once(Cell::new(count.to_string()))
+                        .chain(row.iter().enumerate().map(|(j, r)| cell(*r, hs.slowdown(i, j).filter(|_| i > 0))))
+                        .collect(),
+                    ..table::Row::default()
+                })
+                .collect();
+            let id = format!("realtime-headers-{}", hs.condition.short());
+            let title =
+                format!("Extra request headers: {}, N = {}", hs.condition.label(), numbers::thousands(hs.n as f64));
+            out.push(table::Table::new(id, columns("Extra headers", &hs.series), rows).titled(title));
+        }
+        out
+    }
+
+    /// Time for N messages against N (log–log, a panel per direction, a line per protocol and way
+    /// of calling), cleartext only.
+    fn chart_by_n(&self) -> Spec {
+        let (name, title) = ("realtime-by-n", "Time for N messages against N");
+        let sweeps = self.sweeps();
+        let Some(base) = sweeps.iter().find(|s| s.condition == BASE) else {
+            return Spec { name, title, plot: Err("no row of the cleartext sweep".into()), note: None };
+        };
+        let panels = [
+            (Direction::Download, "Download: the server sends N texts"),
+            (Direction::Upload, "Upload: the page sends N texts"),
+        ]
+        .into_iter()
+        .map(|(direction, title)| lines::Panel {
+            title: title.to_string(),
+            lines: base
+                .series
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| s.direction == direction)
+                .map(|(j, s)| (s.label(), base.points(j).into_iter().map(|(n, ms)| (n, ms * 1e3)).collect()))
+                .collect(),
+        })
+        .collect();
+        let lines = Lines { panels, x_desc: "N messages", y_desc: "time for N messages" };
+        Spec {
+            name,
+            title,
+            plot: if lines.drawable() {
+                Ok(Plot::Lines(lines))
+            } else {
+                Err("no series was measured at two N or more".into())
+            },
+            note: Some(
+                "Cleartext HTTP/1.1, median of the repeats. A line of slope 1 is a fixed cost per message; a flat \
+                 start is a fixed cost per call."
+                    .into(),
+            ),
+        }
+    }
+
+    /// The extra-header sweeps as bars, a panel per condition.
+    fn chart_headers(&self) -> Spec {
+        let (name, title) = ("realtime-headers", "Extra request headers");
+        let sweeps = self.headers();
+        if sweeps.is_empty() {
+            return Spec { name, title, plot: Err("no row with extra headers".into()), note: None };
+        }
+        let mut names: Vec<Series> = sweeps.iter().flat_map(|h| h.series.iter().copied()).collect();
+        names.sort();
+        names.dedup();
+        let panels: Vec<Panel> = sweeps
+            .iter()
+            .map(|h| {
+                let groups = h
+                    .counts
+                    .iter()
+                    .zip(&h.cells)
+                    .map(|(&count, row)| Group {
+                        label: if count == 0 { "none".into() } else { format!("{count} headers") },
+                        bars: row
+                            .iter()
+                            .zip(&h.series)
+                            .enumerate()
+                            .filter_map(|(j, (r, s))| {
+                                let base = h.cells[0][j].and_then(|b| b.millis()).map(|m| m.median);
+                                let c = color(names.iter().position(|x| x == s).unwrap_or(0));
+                                bar((*r)?, c, base.filter(|_| count > 0))
+                            })
+                            .collect(),
+                    })
+                    .collect();
+                Panel { title: format!("{} · N = {}", h.condition.label(), numbers::thousands(h.n as f64)), groups }
+            })
+            .collect();
+        let legend: Vec<(String, Key)> =
+            names.iter().enumerate().map(|(j, s)| (s.label(), Key::Bar(color(j)))).collect();
+        Spec {
+            name,
+            title,
+            plot: Ok(Plot::Bars(Bars { legend: with_whisker(legend), panels, axis: AXIS })),
+            note: Some(
+                "Each extra header is `nazwa-i: zawartosc` (the study's), ~19 bytes: 100 headers add ~1.9 KB to \
+                 every HTTP/1.1 request. HTTP/2 compresses them (HPACK): after the first request, a repeated header \
+                 is an index of a byte or two. The ratio is against the same N without extra headers."
+                    .into(),
+            ),
+        }
+    }
+
+    /// Every other condition (TLS, HTTP/2, a slowed client, disk writes) beside cleartext at one N.
+    fn chart_conditions(&self) -> Spec {
+        let (name, title) = ("realtime-conditions", "TLS, HTTP/2, a slow client and disk writes");
+        let sweeps = self.sweeps();
+        let conditions: Vec<Condition> = sweeps.iter().map(|s| s.condition).collect();
+        // The largest N that some other condition shares with cleartext.
+        let n = sweeps
+            .iter()
+            .filter(|s| s.condition != BASE)
+            .flat_map(|s| s.ns.iter().copied())
+            .filter(|&n| sweeps.iter().any(|s| s.condition == BASE && s.ns.contains(&n)))
+            .max();
+        let (Some(n), true) = (n, conditions.len() > 1) else {
+            return Spec {
+                name,
+                title,
+                plot: Err("no condition but cleartext shares an N with it".into()),
+                note: None,
+            };
+        };
+        let mut series: Vec<_> = sweeps.iter().flat_map(|s| s.series.iter().map(|x| x.plain())).collect();
+        series.sort();
+        series.dedup();
+        let groups: Vec<Group> = series
+            .iter()
+            .filter_map(|&s| {
+                let base = self.find(BASE, s, n).and_then(|r| r.millis()).map(|m| m.median);
+                let bars: Vec<Bar> = conditions
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, &c)| bar(self.find(c, s, n)?, color(i), base.filter(|_| c != BASE)))
+                    .collect();
+                (bars.len() > 1).then(|| Group { label: s.label(), bars })
+            })
+            .collect();
+        if groups.is_empty() {
+            let why = format!("no series was measured in two conditions at N = {n}");
+            return Spec { name, title, plot: Err(why), note: None };
+        }
+        let legend: Vec<(String, Key)> =
+            conditions.iter().enumerate().map(|(i, c)| (c.short(), Key::Bar(color(i)))).collect();
+        let panel = Panel { title: format!("N = {}", numbers::thousands(n as f64)), groups };
+        Spec {
+            name,
+            title,
+            plot: Ok(Plot::Bars(Bars { legend: with_whisker(legend), panels: vec![panel], axis: AXIS })),
+            note: Some(
+                "Each condition changes one thing against cleartext HTTP/1.1 from a full-speed client: TLS (HTTPS \
+                 and WSS), HTTP/2 over TLS (HTTP rows), the page's CPU throttled by DevTools (the study's slower \
+                 laptop), or the server appending each received text to a file (as the study's did). The ratio is \
+                 against cleartext."
+                    .into(),
+            ),
+        }
+    }
+
+    /// `realtime.csv`: one line per realtime row, in the order they ran.
+    fn csv(&self) -> Csv {
+        let lines = self
+            .rows
+            .iter()
+            .map(|r| {
+                let (series, condition) = (r.series(), r.condition());
+                let millis = r.millis();
+                let ci = millis.as_ref().and_then(|s| s.ci);
+                vec![
+                    r.id().to_string(),
+                    r.summary.param("protocol").unwrap_or_default().to_string(),
+                    r.summary.param("direction").unwrap_or_default().to_string(),
+                    r.n().to_string(),
+                    r.headers().to_string(),
+                    series.parallel.to_string(),
+                    series.connect.to_string(),
+                    if condition.h2 { "h2" } else { "http/1.1" }.to_string(),
+                    condition.tls.to_string(),
+                    condition.cpu_throttle.to_string(),
+                    condition.disk.to_string(),
+                    r.runtime().unwrap_or_default().to_string(),
+                    r.summary.ok_repeats.to_string(),
+                    raw(millis.map(|s| s.median)),
+                    raw(ci.map(|c| c.0)),
+                    raw(ci.map(|c| c.1)),
+                    raw(r.p95_ms()),
+                    raw(r.ms_per_message()),
+                    r.summary.error.clone().unwrap_or_default(),
+                ]
+            })
+            .collect();
+        Csv { name: "realtime.csv", header: CSV_COLUMNS.to_vec(), lines }
     }
 }
+
+/// A table cell of one row, with its ratio against a base beside it.
+fn cell(r: Option<&RealtimeRow>, ratio: Option<f64>) -> Cell {
+    match r {
+        Some(r) => Cell {
+            aside: ratio.map(numbers::ratio),
+            scenario: Some(r.id().to_string()),
+            failed: r.failed(),
+            ..Cell::main(r.time_text())
+        }
+        .ci(r.ci_text())
+        .sub(r.p95_text()),
+        None => Cell::new(NONE),
+    }
+}
+
+fn bar(r: &RealtimeRow, color: plotters::style::RGBColor, against: Option<f64>) -> Option<Bar> {
+    let s = r.millis()?;
+    let ratio = against.filter(|b| *b > 0.0).map_or(String::new(), |b| format!(" ({})", numbers::ratio(s.median / b)));
+    Some(Bar { value: s.median, ci: s.ci, color, label: format!("{}{ratio}", ms(s.median)) })
+}
+
+const AXIS: Axis = Axis { desc: "ms for N messages, median of repeats", tick: panels::tick };
+
+fn with_whisker(mut legend: Vec<(String, Key)>) -> Vec<(String, Key)> {
+    legend.push(("95 % CI of the mean".to_string(), Key::Whisker));
+    legend
+}
+
+/// Header of `realtime.csv`.
+const CSV_COLUMNS: &[&str] = &[
+    "scenario",
+    "protocol",
+    "direction",
+    "n",
+    "headers",
+    "parallel",
+    "connect",
+    "http",
+    "tls",
+    "cpu_throttle",
+    "disk",
+    "runtime",
+    "ok_repeats",
+    "duration_ms_median",
+    "duration_ms_ci_lo",
+    "duration_ms_ci_hi",
+    "duration_ms_p95",
+    "ms_per_message",
+    "error",
+];
 
 /// One condition's N sweep: `cells[i][j]` is N = `ns[i]` of `series[j]`.
 #[derive(Debug, Clone)]
@@ -368,7 +659,7 @@ impl RealtimeRow {
 
     /// The 95 % interval (`11.9 ms–12.8 ms`), or empty.
     pub fn ci_text(&self) -> String {
-        self.millis().and_then(|s| s.ci).map_or(String::new(), |(lo, hi)| format::interval(lo, hi, ms))
+        self.millis().and_then(|s| s.ci).map_or(String::new(), |(lo, hi)| numbers::interval(lo, hi, ms))
     }
 
     /// `p95 13.1 ms` over the repeats, or empty with fewer than two.
@@ -382,7 +673,7 @@ impl RealtimeRow {
 
 /// Milliseconds as the tables write them.
 pub fn ms(x: f64) -> String {
-    format::latency_us(x * 1e3)
+    numbers::latency_us(x * 1e3)
 }
 
 /// What the section says under its tables.
@@ -399,8 +690,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn summary(id: &str, params: serde_json::Value, seconds: f64) -> ScenarioSummary {
-        let mut all: BTreeMap<String, serde_json::Value> = serde_json::from_value(params).unwrap();
-        all.insert("lab".into(), "realtime".into());
+        let all: BTreeMap<String, serde_json::Value> = serde_json::from_value(params).unwrap();
         ScenarioSummary {
             scenario: id.into(),
             subject: "realtime-node".into(),
@@ -415,6 +705,8 @@ mod tests {
             latency_curve: vec![],
             instrument_bound: false,
             steps: vec![],
+            lab: "realtime".into(),
+            transport: None,
         }
     }
 
