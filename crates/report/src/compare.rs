@@ -9,7 +9,8 @@ use wirebench_core::results::{Results, ScenarioSummary};
 use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::Summary;
 
-use crate::model::{read_results, Ratio};
+use crate::load::Ratio;
+use crate::model::read_results;
 use crate::numbers::{self, NONE};
 use crate::ReportError;
 

@@ -733,3 +733,25 @@ pub fn every_lab(dir: &Path) {
     }
     append(dir, lines);
 }
+
+/// A file's text.
+pub fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// The text of `html` from `open` up to the next `close`.
+pub fn element<'a>(html: &'a str, open: &str, close: &str) -> &'a str {
+    let start = html.find(open).unwrap_or_else(|| panic!("no {open}"));
+    let end = start + html[start..].find(close).unwrap_or_else(|| panic!("no {close} after {open}"));
+    &html[start..end]
+}
+
+/// The file names of `paths`.
+pub fn file_names(paths: &[std::path::PathBuf]) -> Vec<&str> {
+    paths.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect()
+}
+
+/// The `data-scenario` of every row in `html`, in order.
+pub fn scenario_ids(html: &str) -> Vec<&str> {
+    html.split("data-scenario=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect()
+}

@@ -6,8 +6,11 @@ use std::path::{Path, PathBuf};
 
 use crate::fixture;
 
+/// Writes a fixture run into a directory.
+type Write = fn(&Path);
+
 /// Every fixture run and how to write it.
-const FIXTURES: &[(&str, fn(&Path))] = &[
+const FIXTURES: &[(&str, Write)] = &[
     ("every-lab", fixture::every_lab),
     ("standard", fixture::standard),
     ("formats-only", fixture::formats_only),

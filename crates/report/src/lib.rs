@@ -21,6 +21,8 @@ mod table;
 mod fixture;
 #[cfg(test)]
 mod golden;
+#[cfg(test)]
+mod layers;
 
 use std::path::{Path, PathBuf};
 
@@ -135,4 +137,208 @@ fn write(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
 
 fn write_error(path: &Path, source: std::io::Error) -> ReportError {
     ReportError::Write { path: path.display().to_string(), source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{element, file_names, read, scenario_ids};
+    use std::io::Write as _;
+
+    fn rendered() -> (tempfile::TempDir, Rendered) {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let r = render(dir.path()).unwrap();
+        (dir, r)
+    }
+
+    #[test]
+    fn render_writes_every_file_into_the_directory() {
+        let (dir, r) = rendered();
+        assert_eq!(r.html, dir.path().join("report.html"));
+        assert_eq!(r.markdown, dir.path().join("summary.md"));
+        assert_eq!(r.csv, [dir.path().join("claims.csv"), dir.path().join("scenarios.csv")]);
+        let names: Vec<_> = r.charts.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["rps.svg", "latency.svg", "payload.svg"]);
+        for p in r.charts.iter().chain([&r.html, &r.markdown]).chain(&r.csv) {
+            assert!(p.is_file(), "{}", p.display());
+        }
+        // Rendering again overwrites in place.
+        std::fs::write(&r.html, "stale").unwrap();
+        assert_eq!(render(dir.path()).unwrap(), r);
+        assert!(read(&r.html).starts_with("<!DOCTYPE html>"));
+    }
+
+    #[test]
+    fn text_from_files_cannot_inject_markup() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut specs = fixture::standard_specs(1.0);
+        specs[0].id = "<img src=x onerror=alert(1)>";
+        let claims = fixture::CLAIMS.replace("\"h2c-1kb\"", "\"<img src=x onerror=alert(1)>\"");
+        fixture::write(dir.path(), &specs, &claims);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        assert!(!html.contains("<script>alert"), "claim text got through");
+        assert!(html.contains("h2c serves &lt;script&gt;alert(1)&lt;/script&gt; more &amp; faster"));
+        assert!(!html.contains("<img"), "scenario id got through");
+        assert!(!html.contains("<b>boom"), "error text got through");
+        // The id also reaches chart labels: those are escaped by the SVG writer.
+        for chart in &r.charts {
+            let svg = read(chart);
+            assert!(!svg.contains("<img") && !svg.contains("<script"), "{}", chart.display());
+            roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+        }
+        let md = read(&r.markdown);
+        assert!(md.contains("h2c serves &lt;script&gt;alert(1)&lt;/script&gt; more &amp; faster"), "{md}");
+    }
+
+    #[test]
+    fn chart_files_are_well_formed_xml() {
+        let (_dir, r) = rendered();
+        for chart in &r.charts {
+            let svg = read(chart);
+            let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+            assert_eq!(doc.root_element().tag_name().name(), "svg");
+            assert_eq!(doc.root_element().tag_name().namespace(), Some("http://www.w3.org/2000/svg"));
+        }
+    }
+
+    #[test]
+    fn csv_tables_have_a_header_and_one_line_per_row() {
+        let (_dir, r) = rendered();
+        let scenarios = read(&r.csv[1]);
+        let lines: Vec<&str> = scenarios.lines().collect();
+        assert_eq!(lines.len(), 1 + 4);
+        assert_eq!(lines[0], load::SCENARIO_COLUMNS.join(","));
+        for l in &lines {
+            // No field of the fixture holds a comma, so a split counts the columns.
+            assert_eq!(l.split(',').count(), load::SCENARIO_COLUMNS.len(), "{l}");
+        }
+        assert!(lines[1].starts_with("h2c-1kb,rest,rust,http2,h2c,16,8,,3,20000,"), "{}", lines[1]);
+        assert!(
+            lines[4].starts_with("broken,broken,go,http1,h1,")
+                && lines[4].ends_with(",failed,subject `broken` exited: exit status: 1: <b>boom</b>"),
+            "{}",
+            lines[4]
+        );
+
+        let claims = read(&r.csv[0]);
+        let lines: Vec<&str> = claims.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0], claims::CLAIM_COLUMNS.join(","));
+        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,2x,2,"));
+        assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn markdown_has_headline_claims_and_scenarios() {
+        let (_dir, r) = rendered();
+        let md = read(&r.markdown);
+        assert!(
+            md.contains("- **Payload 1KB**: `h2c-1kb` is fastest at 20,000 req/s (95 % CI 19,006–20,994)."),
+            "{md}"
+        );
+        assert!(
+            md.contains("- **Failed** `broken`: subject \\`broken\\` exited: exit status: 1: &lt;b&gt;boom&lt;/b&gt;"),
+            "{md}"
+        );
+        assert!(md.contains("| **inconclusive** |"));
+        let scenario_rows = md.lines().filter(|l| l.starts_with("| `")).count();
+        assert_eq!(scenario_rows, 4);
+        let h2c = md.lines().find(|l| l.starts_with("| `h2c-1kb`")).unwrap();
+        assert!(h2c.contains("| 20,000 [19,006–20,994] |"), "{h2c}");
+        assert_eq!(h2c.matches(" | ").count() + 1, 19, "{h2c}");
+    }
+
+    #[test]
+    fn unreadable_directories_give_one_line_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = render(&dir.path().join("absent")).unwrap_err().to_string();
+        assert!(missing.contains("absent/run.json: not found"), "{missing}");
+
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        // A bad line followed by a good one: not a torn last line, so it is an error.
+        writeln!(f, "{{\"schema_version\": 1, oops").unwrap();
+        let good = read(&dir.path().join("measurements.jsonl")).lines().next().unwrap().to_string();
+        writeln!(f, "{good}").unwrap();
+        let bad = render(dir.path()).unwrap_err().to_string();
+        assert!(bad.contains("measurements.jsonl: line 11: not a measurement"), "{bad}");
+        for e in [missing, bad] {
+            assert!(!e.contains('\n'), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_cut_off_last_line_is_left_out_and_said() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let whole = render(dir.path()).unwrap();
+        assert!(!read(&whole.html).contains("was cut off"));
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        write!(f, "{{\"schema_version\": 1, \"scen").unwrap(); // what SIGKILL mid-write leaves
+        let r = render(dir.path()).unwrap();
+        let warning = "A measurement was cut off.</strong> Line 11 of measurements.jsonl was being written";
+        assert!(read(&r.html).contains(warning), "{}", read(&r.html));
+        assert!(read(&r.markdown).contains("> **A measurement was cut off.** Line 11 of measurements.jsonl"));
+        assert_eq!(read(&r.html).matches("<tr").count(), read(&whole.html).matches("<tr").count());
+    }
+
+    #[test]
+    fn mixed_runs_render_both_and_keep_them_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::mixed(dir.path());
+        let r = render(dir.path()).unwrap();
+        assert_eq!(file_names(&r.csv), ["claims.csv", "scenarios.csv", "formats.csv"]);
+        assert_eq!(file_names(&r.charts), ["rps.svg", "latency.svg", "payload.svg", "formats.svg", "format-sizes.svg"]);
+        let html = read(&r.html);
+        let scenarios = element(&html, "<table id=\"scenarios\"", "</table>");
+        assert_eq!(scenario_ids(scenarios), ["h2c-1kb", "h2c-1mb", "h1-1kb", "broken"]);
+        let formats = element(&html, "<table id=\"formats\"", "</table>");
+        assert_eq!(scenario_ids(formats).len(), 13);
+        let headline = element(&html, "<section id=\"headline\">", "</section>");
+        assert!(headline.contains("<code>h2c-1kb</code>") && !headline.contains("users-"), "{headline}");
+        let charts = element(&html, "<section id=\"charts\">", "</section>");
+        assert!(!charts.contains("chart-formats"), "formats charts live in their section");
+        for load in &r.charts[..3] {
+            assert!(!read(load).contains("users-"), "{}", load.display());
+        }
+        assert_eq!(read(&r.csv[1]).lines().count(), 1 + 4);
+        assert!(html.contains("Each scenario ran 3 times") && html.contains("Each serialization harness"));
+        let md = read(&r.markdown);
+        assert!(md.contains("\n## Scenarios\n") && md.contains("\n\n## Formats\n"), "{md}");
+    }
+
+    #[test]
+    fn outputs_of_a_section_the_run_lacks_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::formats_only(dir.path());
+        render(dir.path()).unwrap();
+        assert!(dir.path().join("formats.csv").exists() && dir.path().join("charts/formats.svg").exists());
+        std::fs::remove_file(dir.path().join("measurements.jsonl")).unwrap();
+        fixture::standard(dir.path());
+        let r = render(dir.path()).unwrap();
+        assert!(!dir.path().join("formats.csv").exists());
+        assert!(
+            !dir.path().join("charts/formats.svg").exists() && !dir.path().join("charts/format-sizes.svg").exists()
+        );
+        assert!(!read(&r.html).contains("formats"));
+    }
+
+    /// `WIREBENCH_REPORT_SAMPLE=/some/dir cargo test -p wirebench-report sample` writes a fuller
+    /// sample run and its report there, for looking at in a browser.
+    #[test]
+    fn sample_report_renders() {
+        let target = std::env::var_os("WIREBENCH_REPORT_SAMPLE");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = target.as_ref().map_or(tmp.path(), Path::new);
+        if dir.join("measurements.jsonl").exists() {
+            std::fs::remove_file(dir.join("measurements.jsonl")).unwrap();
+        }
+        fixture::showcase(dir);
+        let r = render(dir).unwrap();
+        let html = read(&r.html);
+        assert!(html.contains("badge confirmed") && html.contains("badge refuted"), "showcase covers verdicts");
+        assert_eq!(r.charts.len(), 3);
+    }
 }

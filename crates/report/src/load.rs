@@ -9,7 +9,6 @@ use wirebench_core::stats::Summary;
 use crate::charts::curves::{nines, CurvePanel, Curves};
 use crate::charts::ranked::{Bar, Ranked};
 use crate::charts::{Plot, Spec};
-use crate::model::Ratio;
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Card, Para, Run, Section};
 use crate::table::{raw, Badge, Cell, Column, Csv, Row as TableRow, Table, Text};
@@ -120,6 +119,43 @@ impl<'a> Row<'a> {
         }
         parts.push(format!("{} ({})", self.summary.subject, self.summary.lang));
         parts.join(" · ")
+    }
+}
+
+/// A ratio of medians `a / b` with a conservative 95 % interval: the extremes of the ratio over
+/// both confidence intervals (`lo_a / hi_b .. hi_a / lo_b`), as the claims judge does.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ratio {
+    pub value: f64,
+    /// `None` when either side has no interval (one repeat); the upper end is infinite when the
+    /// divisor's interval reaches zero.
+    pub interval: Option<(f64, f64)>,
+}
+
+impl Ratio {
+    /// `None` when `b`'s median is not positive.
+    pub fn of(a: &Summary, b: &Summary) -> Option<Ratio> {
+        if b.median <= 0.0 {
+            return None;
+        }
+        let interval = match (a.ci, b.ci) {
+            (Some((lo_a, hi_a)), Some((lo_b, hi_b))) if hi_b > 0.0 => {
+                let hi = if lo_b > 0.0 { hi_a / lo_b } else { f64::INFINITY };
+                Some((lo_a.max(0.0) / hi_b, hi))
+            }
+            _ => None,
+        };
+        Some(Ratio { value: a.median / b.median, interval })
+    }
+
+    /// True when the interval lies entirely above 1.
+    pub fn above_one(&self) -> bool {
+        self.interval.is_some_and(|(lo, _)| lo > 1.0)
+    }
+
+    /// True when the interval lies entirely below 1.
+    pub fn below_one(&self) -> bool {
+        self.interval.is_some_and(|(_, hi)| hi < 1.0)
     }
 }
 
@@ -585,4 +621,217 @@ fn scenarios_csv(rows: &[Row]) -> Csv {
         })
         .collect();
     Csv { name: "scenarios.csv", header: SCENARIO_COLUMNS.to_vec(), lines }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture::{self, element, read};
+    use crate::{render, Rendered, CHARTS_DIR};
+
+    fn rendered() -> (tempfile::TempDir, Rendered) {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let r = render(dir.path()).unwrap();
+        (dir, r)
+    }
+
+    /// The load rows of the run in `dir`.
+    fn report(dir: &Path) -> crate::model::Report {
+        crate::model::Report::read(dir).unwrap()
+    }
+
+    #[test]
+    fn ratio_interval_is_conservative_and_open_ended_at_zero() {
+        let a = Summary::of(&[200.0, 210.0, 190.0]).unwrap();
+        let b = Summary::of(&[100.0, 105.0, 95.0]).unwrap();
+        let r = Ratio::of(&a, &b).unwrap();
+        let ((lo_a, hi_a), (lo_b, hi_b)) = (a.ci.unwrap(), b.ci.unwrap());
+        assert_eq!(r.interval, Some((lo_a / hi_b, hi_a / lo_b)));
+        assert!(r.above_one() && !r.below_one());
+        let wild = Summary::of(&[1.0, 100.0, 200.0]).unwrap();
+        assert_eq!(Ratio::of(&a, &wild).unwrap().interval.unwrap().1, f64::INFINITY);
+        let one = Summary::of(&[100.0]).unwrap();
+        let r = Ratio::of(&a, &one).unwrap();
+        assert!(r.interval.is_none() && !r.above_one() && !r.below_one());
+    }
+
+    #[test]
+    fn rows_flags_and_headline_follow_the_measurements() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let r = report(dir.path());
+        let rows: Vec<Row> = r.rows.iter().map(Row::of).collect();
+        let ids: Vec<&str> = rows.iter().map(Row::id).collect();
+        assert_eq!(ids, ["h2c-1kb", "h2c-1mb", "h1-1kb", "broken"]);
+        assert_eq!(rows[0].transport, "h2c");
+        assert_eq!(rows[2].transport, "h1", "stamped from the driver when the scenario has no label");
+        assert_eq!(rows[0].concurrency().as_deref(), Some("16×8"));
+        assert_eq!(rows[3].flags, [FAILED]);
+        assert!(rows[2].flags.contains(&NOISY), "{:?}", rows[2].flags);
+        assert!(rows[1].flags.contains(&INSTRUMENT_BOUND));
+
+        // 1KB: h2c-1kb (~20,000) beats h1-1kb (~10,000); 1MB has one scenario; broken has no data.
+        let groups = headline(&rows);
+        let fastest: Vec<(Option<&str>, &str)> =
+            groups.iter().map(|g| (g.payload.as_deref(), rows[g.fastest].id())).collect();
+        assert_eq!(fastest, [(Some("1KB"), "h2c-1kb"), (Some("1MB"), "h2c-1mb")]);
+        let (next, ratio) = groups[0].next.unwrap();
+        assert_eq!(rows[next].id(), "h1-1kb");
+        assert!((ratio.value - 2.0).abs() < 0.1, "{ratio:?}");
+        assert!(groups[1].next.is_none());
+    }
+
+    #[test]
+    fn streaming_rows_show_messages_per_second_and_others_a_dash() {
+        let dir = tempfile::tempdir().unwrap();
+        let stream = fixture::Spec {
+            messages_per_call: 100,
+            ..fixture::Spec::new("stream", "http2", "1KB", &[300.0, 310.0, 290.0])
+        };
+        fixture::write(dir.path(), &[stream, fixture::Spec::new("unary", "http2", "1KB", &[900.0, 910.0, 890.0])], "");
+        let r = render(dir.path()).unwrap();
+        let report = report(dir.path());
+        let rows: Vec<Row> = report.rows.iter().map(Row::of).collect();
+        let row = |id: &str| rows.iter().find(|row| row.id() == id).unwrap();
+        assert_eq!(row("stream").messages_per_s(), Some(30_000.0));
+        assert_eq!(row("unary").messages_per_s(), None, "one message per call repeats req/s");
+        let html = read(&r.html);
+        assert!(html.contains("<th class=\"num\">Messages/s</th>") && html.contains(">30,000<"), "messages column");
+        // Little's law in the fixture: 128 in flight at 300 calls/s is a 427 ms median; the
+        // first message arrives at a fifth of it.
+        assert!(html.contains("<div class=\"sub\">first 85.3 ms</div>"), "time to first message");
+        let md = read(&r.markdown);
+        assert!(md.contains("| 30,000 (first 85.3 ms) |"), "{md}");
+        assert_eq!(row("unary").metric("first_message_p50_us"), None);
+    }
+
+    #[test]
+    fn envelope_overhead_is_wire_bytes_per_call_over_payload_bytes() {
+        let (dir, r) = rendered();
+        let report = report(dir.path());
+        let rows: Vec<Row> = report.rows.iter().map(Row::of).collect();
+        let row = |id: &str| rows.iter().find(|row| row.id() == id).unwrap();
+        // The fixture sends 100 bytes and receives the payload per call.
+        let kb = row("h2c-1kb").envelope_overhead().unwrap();
+        assert!((kb - 1124.0 / 1024.0).abs() < 1e-9, "{kb}");
+        let mb = row("h2c-1mb").envelope_overhead().unwrap();
+        assert!((mb - (1_048_576.0 + 100.0) / 1_048_576.0).abs() < 1e-9, "{mb}");
+        assert_eq!(row("broken").envelope_overhead(), None, "no repeat, no bytes");
+        let html = read(&r.html);
+        assert!(html.contains("<th class=\"num\">Envelope ×</th>") && html.contains(">1.098×<"), "envelope column");
+    }
+    use std::io::Write as _;
+    use std::path::Path;
+
+    #[test]
+    fn thread_group_rows_list_their_steps_and_open_rows_both_latencies() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for (repeat, p50) in [(1, 500), (2, 700), (3, 600)] {
+            writeln!(f, "{}", fixture::group_line(repeat, p50)).unwrap();
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let steps = element(&html, r#"<section id="steps">"#, "</section>");
+        let table = element(steps, r#"id="steps-g3-open-go""#, "</table>");
+        // Samples and errors summed over the repeats, latency the median of the repeats' p50.
+        assert!(table.contains("<td>create</td><td class=\"num\">600</td><td class=\"num\">3</td>"), "{table}");
+        assert!(table.contains("600 µs"), "median p50 of 500, 700, 600: {table}");
+        assert!(steps.contains("200 iterations/s"), "{steps}");
+        let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
+        assert!(scenarios.contains("uncorrected 450 µs"), "{scenarios}");
+        // The database's share of the server side's CPU and memory, under them.
+        assert!(scenarios.contains("services 1.25") && scenarios.contains("services 512"), "{scenarios}");
+        let csv = read(&dir.path().join("steps.csv"));
+        assert_eq!(csv.lines().count(), 1 + 2, "{csv}");
+        assert!(csv.contains("g3-open-go,restcache-go,create,600,3,"), "{csv}");
+        let scenarios_csv = read(&dir.path().join("scenarios.csv"));
+        assert!(
+            scenarios_csv.lines().any(|l| l.starts_with("g3-open-go,") && l.contains(",1048576,1.25,524288,")),
+            "{scenarios_csv}"
+        );
+        assert!(
+            scenarios_csv.lines().any(|l| l.starts_with("g3-open-go,") && l.contains(",450,900,")),
+            "{scenarios_csv}"
+        );
+        assert!(read(&r.markdown).contains("## Thread groups: each step"));
+    }
+
+    #[test]
+    fn html_tables_show_scenarios_numbers_flags_and_failures() {
+        let (_dir, r) = rendered();
+        let html = read(&r.html);
+        // Versions are one click away, so the headline is the first thing on screen.
+        let versions = element(&html, "<details class=\"versions\">", "</details>");
+        assert!(versions.contains("<th scope=\"row\">rustc</th><td><code>1.95.0</code>"), "{versions}");
+        let table = element(&html, "<table id=\"scenarios\"", "</table>");
+        for id in ["h2c-1kb", "h2c-1mb", "h1-1kb", "broken"] {
+            assert!(table.contains(&format!("<code>{id}</code>")), "{id}");
+        }
+        // Median req/s with separators and its interval; latency in readable units.
+        assert!(table.contains("<strong>20,000</strong><div class=\"ci\">19,006–20,994</div>"), "{table}");
+        assert!(table.contains("16×8"));
+        assert!(table.contains("15.4 ms"), "p99 of h2c-1kb (128 in flight at 20,000 req/s × 2.4)");
+        assert!(table.contains(">noisy<") && table.contains(">instrument-bound<") && table.contains(">failed<"));
+        let broken = element(table, "data-scenario=\"broken\"", "</tr>");
+        assert!(broken.contains("subject `broken` exited: exit status: 1: &lt;b&gt;boom&lt;/b&gt;"), "{broken}");
+        assert!(broken.contains("0 of 3 repeats completed"));
+
+        let headline = element(&html, "<section id=\"headline\">", "</section>");
+        assert!(headline.contains("Payload 1KB") && headline.contains("<code>h2c-1kb</code>"));
+        assert!(headline.contains("2.00× the next, <code>h1-1kb</code>"), "{headline}");
+        assert!(headline.contains("class=\"callout failed\"") && headline.contains("&lt;b&gt;boom"));
+
+        let claims = element(&html, "<table id=\"claims\">", "</table>");
+        assert!(claims.contains("<span class=\"badge inconclusive\">inconclusive</span>"), "{claims}");
+        assert!(claims.contains("the confidence interval straddles the threshold"));
+        assert!(claims.contains("rps(h2c-1kb) / rps(h1-1kb) &gt; 1.50"));
+        assert!(claims.contains("2x<div class=\"note\"><strong>Note:</strong> the study&#39;s table"));
+        assert_eq!(html.matches("<svg class=\"chart\"").count(), 3);
+    }
+
+    #[test]
+    fn latency_chart_has_one_panel_per_payload_only_when_there_are_several() {
+        let (dir, r) = rendered();
+        let svg = read(&dir.path().join(CHARTS_DIR).join("latency.svg"));
+        for panel in ["payload 1KB", "payload 1MB"] {
+            assert_eq!(svg.matches(&format!("\n{panel}\n</text>")).count(), 1, "{panel}");
+        }
+        // h1-1kb and h2c-1kb share a panel; h2c-1mb has one to itself (the broken row has no curve).
+        let panel_1kb = &svg[svg.find("\npayload 1KB\n").unwrap()..svg.find("\npayload 1MB\n").unwrap()];
+        assert!(
+            panel_1kb.contains("\nh2c-1kb\n") && panel_1kb.contains("\nh1-1kb\n") && !panel_1kb.contains("\nh2c-1mb\n")
+        );
+        assert!(read(&r.html).contains("One panel per payload"));
+
+        let one = tempfile::tempdir().unwrap();
+        fixture::write(one.path(), &[fixture::Spec::new("a", "http1", "", &[1000.0, 1100.0])], "");
+        render(one.path()).unwrap();
+        let svg = read(&one.path().join(CHARTS_DIR).join("latency.svg"));
+        assert!(!svg.contains("\npayload") && svg.contains("\nLatency percentiles\n</text>"));
+    }
+
+    #[test]
+    fn one_repeat_renders_without_intervals() {
+        let dir = tempfile::tempdir().unwrap();
+        let specs =
+            vec![fixture::Spec::new("a", "http1", "", &[1000.0]), fixture::Spec::new("b", "http2", "", &[2000.0])];
+        fixture::write(dir.path(), &specs, "");
+        let stale = dir.path().join(CHARTS_DIR).join("payload.svg");
+        std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+        std::fs::write(&stale, "from an earlier render").unwrap();
+        let r = render(dir.path()).unwrap();
+        assert!(!stale.exists(), "a skipped chart's old file is removed");
+        let html = read(&r.html);
+        assert!(html.contains("All scenarios"));
+        assert!(html.contains("2.00× the next, <code>a</code> (1,000 req/s); one repeat, so no interval"), "{html}");
+        assert!(html.contains("<div class=\"ci\">n = 1</div>"));
+        assert!(html.contains("The suite states no claims."));
+        let names: Vec<_> = r.charts.iter().map(|p| p.file_name().unwrap().to_str().unwrap()).collect();
+        assert_eq!(names, ["rps.svg", "latency.svg"], "no 1KB/1MB labels: no payload chart");
+        assert!(html.contains("id=\"figure-payload\"><strong>1 KB vs 1 MB responses by transport</strong>: not drawn"));
+    }
 }

@@ -7,7 +7,6 @@ use std::path::Path;
 use wirebench_core::claims::{judge, Judged};
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
 use wirebench_core::schema::RunInfo;
-use wirebench_core::stats::Summary;
 use wirebench_core::suite::Suite;
 
 use crate::labs::LABS;
@@ -33,43 +32,6 @@ pub struct Report {
 pub struct RunWarning {
     pub title: &'static str,
     pub detail: String,
-}
-
-/// A ratio of medians `a / b` with a conservative 95 % interval: the extremes of the ratio over
-/// both confidence intervals (`lo_a / hi_b .. hi_a / lo_b`), as the claims judge does.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Ratio {
-    pub value: f64,
-    /// `None` when either side has no interval (one repeat); the upper end is infinite when the
-    /// divisor's interval reaches zero.
-    pub interval: Option<(f64, f64)>,
-}
-
-impl Ratio {
-    /// `None` when `b`'s median is not positive.
-    pub fn of(a: &Summary, b: &Summary) -> Option<Ratio> {
-        if b.median <= 0.0 {
-            return None;
-        }
-        let interval = match (a.ci, b.ci) {
-            (Some((lo_a, hi_a)), Some((lo_b, hi_b))) if hi_b > 0.0 => {
-                let hi = if lo_b > 0.0 { hi_a / lo_b } else { f64::INFINITY };
-                Some((lo_a.max(0.0) / hi_b, hi))
-            }
-            _ => None,
-        };
-        Some(Ratio { value: a.median / b.median, interval })
-    }
-
-    /// True when the interval lies entirely above 1.
-    pub fn above_one(&self) -> bool {
-        self.interval.is_some_and(|(lo, _)| lo > 1.0)
-    }
-
-    /// True when the interval lies entirely below 1.
-    pub fn below_one(&self) -> bool {
-        self.interval.is_some_and(|(_, hi)| hi < 1.0)
-    }
 }
 
 impl Report {
@@ -209,21 +171,6 @@ fn suite_of(parameters: &serde_json::Value) -> Result<Suite, serde_json::Error> 
 mod tests {
     use super::*;
     use crate::fixture;
-
-    #[test]
-    fn ratio_interval_is_conservative_and_open_ended_at_zero() {
-        let a = Summary::of(&[200.0, 210.0, 190.0]).unwrap();
-        let b = Summary::of(&[100.0, 105.0, 95.0]).unwrap();
-        let r = Ratio::of(&a, &b).unwrap();
-        let ((lo_a, hi_a), (lo_b, hi_b)) = (a.ci.unwrap(), b.ci.unwrap());
-        assert_eq!(r.interval, Some((lo_a / hi_b, hi_a / lo_b)));
-        assert!(r.above_one() && !r.below_one());
-        let wild = Summary::of(&[1.0, 100.0, 200.0]).unwrap();
-        assert_eq!(Ratio::of(&a, &wild).unwrap().interval.unwrap().1, f64::INFINITY);
-        let one = Summary::of(&[100.0]).unwrap();
-        let r = Ratio::of(&a, &one).unwrap();
-        assert!(r.interval.is_none() && !r.above_one() && !r.below_one());
-    }
 
     #[test]
     fn parameters_that_are_not_a_suite_leave_claims_out_with_a_reason() {

@@ -45,7 +45,7 @@ fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
     let report = std::fs::read_to_string(&html).unwrap();
     let section = &report[report.find(r#"<section id="realtime">"#).expect("a realtime section")..];
     for condition in ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk"] {
-        assert!(section.contains(&format!(r#"data-condition="{condition}""#)), "a table for {condition}");
+        assert!(section.contains(&format!(r#"id="realtime-{condition}""#)), "a table for {condition}");
     }
     assert!(section.contains(r#"id="chart-realtime-by-n""#) && section.contains(r#"id="chart-realtime-conditions""#));
     assert!(html.with_file_name("realtime.csv").is_file());

@@ -65,7 +65,7 @@ fn wasm_lab_smoke_verifies_and_times_every_kernel_in_chromium() {
     let report = std::fs::read_to_string(&html).unwrap();
     let section = &report[report.find(r#"<section id="wasm">"#).expect("a wasm section")..];
     for table in ["filters", "workers"] {
-        assert!(section.contains(&format!(r#"data-table="{table}""#)), "the {table} table");
+        assert!(section.contains(&format!(r#"id="{table}""#)), "the {table} table");
     }
     assert!(
         section.contains(r#"data-scenario="blur-wasm-simd-buffer""#) && section.contains(r#"id="chart-wasm-speedup""#)

@@ -806,8 +806,221 @@ pub mod published {
 
 #[cfg(test)]
 mod tests {
+    use crate::fixture::{self, element, file_names, read, scenario_ids};
+    use crate::{render, Rendered};
+
+    use std::path::Path;
+
+    fn formats_rendered() -> (tempfile::TempDir, Rendered) {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::formats_only(dir.path());
+        let r = render(dir.path()).unwrap();
+        (dir, r)
+    }
+
+    #[test]
+    fn formats_only_runs_leave_the_load_sections_out() {
+        let (dir, r) = formats_rendered();
+        assert_eq!(file_names(&r.csv), ["claims.csv", "formats.csv"]);
+        assert_eq!(file_names(&r.charts), ["formats.svg", "format-sizes.svg"]);
+        assert!(!dir.path().join("scenarios.csv").exists());
+        let html = read(&r.html);
+        for absent in
+            ["id=\"headline\"", "id=\"scenarios", "id=\"charts\"", "chart-rps", "chart-latency", "chart-payload"]
+        {
+            assert!(!html.contains(absent), "{absent}");
+        }
+        assert!(!html.contains("req/s"), "no load wording");
+        assert!(html.contains("<section id=\"formats-section\">") && html.contains("<table id=\"formats\""));
+        let claims = element(&html, "<table id=\"claims\">", "</table>");
+        assert!(
+            claims.contains("serialize_ns(users-xml-rust) / serialize_ns(users-msgpack-rust) &gt; 5.00"),
+            "{claims}"
+        );
+        assert!(claims.contains("badge confirmed"), "{claims}");
+        assert!(html.contains("Each serialization harness measures in its own process"));
+        assert!(
+            html.contains("<a href=\"claims.csv\">claims.csv</a> · <a href=\"formats.csv\">formats.csv</a></footer>")
+                || html.contains("<a href=\"formats.csv\">formats.csv</a> · charts"),
+            "footer links the CSVs written"
+        );
+
+        let md = read(&r.markdown);
+        assert!(!md.contains("## Headline") && !md.contains("## Scenarios"), "{md}");
+        assert!(md.contains("## Claims") && md.contains("## Formats"));
+    }
+
+    #[test]
+    fn formats_table_groups_datasets_sorted_by_total_with_failures_last() {
+        let (_dir, r) = formats_rendered();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"formats\"", "</table>");
+        let users = element(table, "<tbody data-group=\"users\">", "</tbody>");
+        assert!(users.contains("Dataset <code>users</code> <span class=\"muted\">1,000 objects</span>"));
+        assert_eq!(
+            scenario_ids(users),
+            [
+                "users-msgpack-rust",
+                "users-msgpack-go",
+                "users-json-rust",
+                "users-json-go",
+                "users-xml-rust",
+                "users-xml-go",
+                "users-protobuf-go"
+            ]
+        );
+        let numeric = element(table, "<tbody data-group=\"numeric\">", "</tbody>");
+        assert_eq!(
+            scenario_ids(numeric),
+            [
+                "numeric-msgpack-rust",
+                "numeric-msgpack-go",
+                "numeric-json-rust",
+                "numeric-json-go",
+                "numeric-xml-rust",
+                "numeric-xml-go"
+            ]
+        );
+
+        // msgpack/rust: 0.748 + 2.247 ms over three repeats ±1 %; the total's interval adds the bounds.
+        let msgpack = element(users, "data-scenario=\"users-msgpack-rust\"", "</tr>");
+        assert!(msgpack.contains("<td class=\"wrap\">rmp-serde<div class=\"sub\">1.3.0</div></td>"), "{msgpack}");
+        assert!(msgpack.contains("<td class=\"num\">112,310<div class=\"sub\">112 KB</div></td>"), "{msgpack}");
+        assert!(msgpack.contains("29,870<div class=\"sub\">26.6 % of raw</div>"), "{msgpack}");
+        assert!(msgpack.contains("<strong>0.748</strong><div class=\"ci\">0.729–0.767</div>"), "{msgpack}");
+        assert!(msgpack.contains("<strong>2.25</strong><div class=\"ci\">2.19–2.30</div>"), "{msgpack}");
+        assert!(
+            msgpack.contains(&format!(
+                "<td class=\"num\" title=\"{}\"><strong>3.00</strong><div class=\"ci\">2.92–3.07</div></td>\
+                 <td class=\"num\">1.00×</td>",
+                crate::render::html::Esc(super::TOTAL_TITLE)
+            )),
+            "{msgpack}"
+        );
+        assert!(super::TOTAL_TITLE.contains("sum of the two lower bounds to the sum of the two upper bounds"));
+        // × fastest is within a dataset and language: Go's fastest is Go's msgpack.
+        for (id, relative) in [("users-msgpack-go", "1.00×"), ("users-json-go", "1.79×"), ("users-xml-rust", "7.80×")]
+        {
+            let row = element(users, &format!("data-scenario=\"{id}\""), "</tr>");
+            assert!(row.contains(&format!("</td><td class=\"num\">{relative}</td>")), "{id}: {row}");
+        }
+
+        let failed = element(users, "data-scenario=\"users-protobuf-go\"", "</tr>");
+        assert!(users.contains("<tr class=\"failed\" data-scenario=\"users-protobuf-go\">"));
+        assert!(failed.contains(">failed<") && failed.contains("0 of 3 repeats completed"), "{failed}");
+        assert!(failed.contains("verification failed: decoded &lt;User&gt; #3 differs from the input"), "{failed}");
+        let noisy = element(numeric, "data-scenario=\"numeric-xml-go\"", "</tr>");
+        assert!(noisy.contains("<span class=\"badge flag noisy\""), "{noisy}");
+    }
+
+    #[test]
+    fn published_columns_sit_beside_rust_users_rows_with_the_study_slips_below() {
+        let (_dir, r) = formats_rendered();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"formats\"", "</table>");
+        for label in ["Published total ms", "Published bytes", "Size ÷ published"] {
+            assert!(table.contains(&format!("{label}</th>")), "{label}");
+        }
+        let row = element(table, "data-scenario=\"users-msgpack-rust\"", "</tr>");
+        assert!(
+            row.contains(
+                "<td class=\"num shade\" title=\"serialize 0.748 + deserialize 2.247 ms\">2.995</td>\
+                 <td class=\"num shade\">527,431</td><td class=\"num shade\">0.213×</td>"
+            ),
+            "{row}"
+        );
+        assert!(row.contains(">225 KB / 337 KB<div class=\"sub\">12 / 6,011 allocations</div></td>"), "{row}");
+        assert!(table.contains("<th class=\"num\" title=\"Heap bytes (and allocation calls)"), "alloc column titled");
+        let xml = element(table, "data-scenario=\"users-xml-rust\"", "</tr>");
+        assert!(xml.contains(">23.351</td>") && xml.contains(">1,761,825</td>"), "{xml}");
+        for id in ["users-msgpack-go", "numeric-msgpack-rust"] {
+            let row = element(table, &format!("data-scenario=\"{id}\""), "</tr>");
+            assert!(!row.contains("shade") && row.contains("<td class=\"num\"></td><td class=\"num\"></td>"), "{row}");
+        }
+        let note = element(&html, "<div class=\"note\" id=\"published-note\">", "</div>");
+        assert!(
+            note.contains("“MessagePack serializes 6.0× faster than XML”, but the table gives 5.273 / 0.748 = 7.05×")
+        );
+        assert!(note.contains("but the table gives 18.078 / 5.988 = 3.02×"), "{note}");
+        assert!(html.contains("Table 5.2 of the study “Ways to optimize web applications”"));
+
+        let md = read(&r.markdown);
+        let users = md.lines().find(|l| l.starts_with("| `msgpack` | rust |")).unwrap();
+        assert!(
+            users.contains(
+                "| 3.00 [2.92–3.07] | 1.00× | 225 KB / 337 KB (12 / 6,011 allocations) | 2.995 | 527,431 | 0.213× |"
+            ),
+            "{users}"
+        );
+        assert_eq!(users.matches(" | ").count() + 1, 15, "{users}");
+        let go = md.lines().find(|l| l.starts_with("| `msgpack` | go |")).unwrap();
+        assert!(go.contains(" | — | "), "a harness without allocation counts shows a dash: {go}");
+        let numeric = &md[md.find("### Dataset `numeric`").unwrap()..];
+        assert!(!numeric.lines().nth(2).unwrap().contains("Published"), "{numeric}");
+        assert!(md.contains("> **Note:** the study's text disagrees with its own table"), "{md}");
+        assert!(md.contains("decoded &lt;User&gt; #3"), "{md}");
+    }
+
+    #[test]
+    fn formats_charts_and_csv() {
+        let (_dir, r) = formats_rendered();
+        for (chart, id) in r.charts.iter().zip(["chart-formats", "chart-format-sizes"]) {
+            let svg = read(chart);
+            let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", chart.display()));
+            assert_eq!(doc.root_element().attribute("id"), Some(id));
+            assert_eq!(doc.root_element().attribute("class"), Some("chart"));
+            let texts: String = doc.descendants().filter_map(|n| n.text()).collect();
+            for t in ["Dataset users · 1,000 objects", "Dataset numeric · 100 objects", "msgpack", "xml"] {
+                assert!(texts.contains(t), "{id}: no {t}");
+            }
+        }
+        let sizes = read(&r.charts[1]);
+        assert!(sizes.contains("json (rust)") && sizes.contains("json (go)"), "different bytes, separate groups");
+        let html = read(&r.html);
+        let section = element(&html, "<section id=\"formats-section\">", "</section>");
+        assert!(section.contains("<svg class=\"chart\" id=\"chart-formats\""));
+        assert!(section.contains("<figcaption>Not shown (no time measured): users-protobuf-go.</figcaption>"));
+
+        let csv = read(&r.csv[1]);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 1 + 13);
+        assert_eq!(lines[0], super::CSV_COLUMNS.join(","));
+        for l in &lines {
+            assert_eq!(l.split(',').count(), super::CSV_COLUMNS.len(), "{l}");
+        }
+        assert!(
+            lines[1].starts_with(
+                "users,msgpack,rust,users-msgpack-rust,formats-rust,rmp-serde@1.3.0,1000,3,112310,29870,26400,748000,"
+            ),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with(",1,224620,12,336930,6011,2995000,527431,0.2129378060826914,,"), "{}", lines[1]);
+        assert!(
+            lines[7].starts_with("users,protobuf,go,")
+                && lines[7].ends_with(",failed,verification failed: decoded <User> #3 differs from the input")
+        );
+    }
+
+    /// `WIREBENCH_REPORT_FORMATS_SAMPLE=/some/dir cargo test -p wirebench-report formats_sample`
+    /// writes a fuller formats run (four languages, three datasets) and its report there.
+    #[test]
+    fn formats_sample_report_renders() {
+        let target = std::env::var_os("WIREBENCH_REPORT_FORMATS_SAMPLE");
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = target.as_ref().map_or(tmp.path(), Path::new);
+        if dir.join("measurements.jsonl").exists() {
+            std::fs::remove_file(dir.join("measurements.jsonl")).unwrap();
+        }
+        fixture::formats_showcase(dir);
+        let r = render(dir).unwrap();
+        let html = read(&r.html);
+        let table = element(&html, "<table id=\"formats\"", "</table>");
+        assert_eq!(scenario_ids(table).len(), 3 * 7 * 4);
+        assert_eq!(r.charts.len(), 2);
+    }
+
     use super::*;
-    use crate::fixture;
     use crate::model::Report;
 
     /// The formats lab's rows of the run in `dir`, as the lab groups them.

@@ -377,6 +377,41 @@ impl ParseRow {
 
 #[cfg(test)]
 mod tests {
+    use crate::fixture::{self, element, read};
+    use crate::render;
+    use std::io::Write as _;
+
+    #[test]
+    fn parse_rows_get_their_own_table_csv_and_charts() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for (parser, format, scale) in [("rust", "json", 1.0), ("rust", "bson", 1.1), ("java", "json", 1.5)] {
+            for n in [100u64, 1000] {
+                for repeat in 1..=3 {
+                    let us = scale * n as f64 * (1.0 + repeat as f64 / 100.0);
+                    writeln!(f, "{}", fixture::parse_line(parser, format, n, repeat, us)).unwrap();
+                }
+            }
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let table = element(&html, r#"<section id="parse">"#, "</section>");
+        assert!(table.contains(r#"data-scenario="dummy-bson-rust-from-rust-1000""#));
+        assert!(table.contains("<strong>1.12 ms</strong>"), "median decode of 1,000 rust bson: 1.1 × 1,000 × 1.02 µs");
+        for chart in ["chart-parse-by-n", "chart-parse-io"] {
+            assert!(table.contains(&format!(r#"id="{chart}""#)), "{chart} drawn in the section");
+        }
+        // The parse rows stay out of the load table, and the load table stays.
+        let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
+        assert!(!scenarios.contains("from-rust"));
+        let csv = read(&dir.path().join("parse.csv"));
+        assert!(csv.starts_with("scenario,object,parser,provider,format,n,batch,"));
+        assert_eq!(csv.lines().count(), 1 + 6);
+        assert!(read(&r.markdown).contains("## Decoding: JSON vs BSON"));
+    }
+
     use super::*;
     use std::collections::BTreeMap;
 

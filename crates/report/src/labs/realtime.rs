@@ -686,6 +686,65 @@ pub const NOTE: &str = "Time for N messages: from the first message on an open c
 
 #[cfg(test)]
 mod tests {
+    use crate::fixture::{self, element, read};
+    use crate::render;
+    use std::io::Write as _;
+
+    #[test]
+    fn realtime_rows_get_their_own_tables_csv_and_charts() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for repeat in 1..=3 {
+            let jitter = 1.0 + repeat as f64 / 100.0;
+            for n in [1u64, 10, 100] {
+                for (protocol, per) in [("http", 0.0025), ("ws", 0.0001)] {
+                    for direction in ["download", "upload"] {
+                        for tls in [false, true] {
+                            let s = per * n as f64 * jitter * if tls { 1.1 } else { 1.0 };
+                            writeln!(f, "{}", fixture::realtime_line(protocol, direction, n, 0, tls, repeat, s))
+                                .unwrap();
+                        }
+                    }
+                }
+            }
+            let s = 0.25 * 1.2 * jitter;
+            writeln!(f, "{}", fixture::realtime_line("http", "upload", 100, 100, false, repeat, s)).unwrap();
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let section = element(&html, r#"<section id="realtime">"#, "</section>");
+        let clear = element(section, r#"id="realtime-cleartext""#, "</table>");
+        assert!(clear.contains("<th class=\"num\">HTTP GET</th><th class=\"num\">HTTP POST</th><th class=\"num\">WebSocket receive</th>"), "{clear}");
+        // 100 GETs at 2.5 ms each, median repeat (× 1.02).
+        let cell = element(clear, r#"data-scenario="http-download-h0-n100">"#, "</td>");
+        assert!(cell.contains("<strong>255 ms</strong>") && cell.contains("p95 25"), "{cell}");
+        assert!(section.contains(r#"id="realtime-TLS""#));
+        let headers = element(section, r#"id="realtime-headers-cleartext""#, "</table>");
+        assert!(headers.contains("1.20×"), "100 headers over none: {headers}");
+        for chart in ["chart-realtime-by-n", "chart-realtime-headers", "chart-realtime-conditions"] {
+            assert!(section.contains(&format!(r#"id="{chart}""#)), "{chart} drawn in the section");
+        }
+        // The realtime rows stay out of the load table.
+        let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
+        assert!(!scenarios.contains("http-download"));
+        let csv = read(&dir.path().join("realtime.csv"));
+        assert!(csv.starts_with("scenario,protocol,direction,n,headers,"));
+        assert_eq!(csv.lines().count(), 1 + 25);
+        assert!(
+            csv.contains(
+                "http-upload-h100-n100,http,upload,100,100,false,false,http/1.1,false,1,false,chromium@156,3,306,"
+            ),
+            "{csv}"
+        );
+        let md = read(&r.markdown);
+        assert!(
+            md.contains("## WebSocket vs HTTP: time for N messages") && md.contains("### TLS (HTTPS, WSS)"),
+            "{md}"
+        );
+    }
+
     use super::*;
     use std::collections::BTreeMap;
 

@@ -288,3 +288,50 @@ fn median(v: Vec<f64>) -> f64 {
 fn mib(kib: f64) -> String {
     format!("{} MiB", numbers::mib_from_kib(kib))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::fixture::{self, element, read};
+    use crate::render;
+    use std::io::Write as _;
+
+    #[test]
+    fn rest_study_cases_get_a_table_per_store_and_the_server_side_split() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for repeat in 1..=3 {
+            // Go: 9,000 requests, 2.1 CPU-s of its own and 0.9 of PostgreSQL's; 512 MiB each.
+            writeln!(f, "{}", fixture::case_line("go", "postgres", repeat, 9000.0, (3.0, 0.9), (1048576, 524288)))
+                .unwrap();
+            // Jetty: 5,000 requests, 3.0 + 1.0 CPU-s; 768 MiB of its own.
+            writeln!(f, "{}", fixture::case_line("jetty", "postgres", repeat, 5000.0, (4.0, 1.0), (1310720, 524288)))
+                .unwrap();
+            writeln!(f, "{}", fixture::case_line("go", "sqlite", repeat, 4000.0, (1.0, 0.0), (65536, 0))).unwrap();
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let section = element(&html, r#"<section id="restcache">"#, "</section>");
+        let pg = element(section, r#"id="restcache-postgres""#, "</table>");
+        assert!(pg.contains("<th scope=\"row\">empty, G3, 100 users</th>"), "{pg}");
+        assert!(pg.contains("<strong>9,000 req/s</strong>") && pg.contains(">5,000 req/s<"), "the best in bold: {pg}");
+        assert!(!pg.contains("Rust") && pg.contains("Java, Jetty"), "only the implementations measured: {pg}");
+        let sqlite = element(section, r#"id="restcache-sqlite""#, "</table>");
+        assert!(sqlite.contains("4,000 req/s") && !sqlite.contains("<strong>"), "one implementation: {sqlite}");
+        let res = element(section, r#"id="restcache-resources""#, "</table>");
+        let row = element(res, "Go, PostgreSQL", "</tr>");
+        assert!(row.contains("233 µs") && row.contains("100 µs") && row.matches("512 MiB").count() == 2, "{row}");
+        let row = element(res, "Java, Jetty, PostgreSQL", "</tr>");
+        assert!(row.contains("600 µs") && row.contains("200 µs") && row.contains("768 MiB"), "{row}");
+        assert!(element(res, "Go, SQLite", "</tr>").contains("in the service"), "{res}");
+        // The cases stay in the scenarios table.
+        assert!(element(&html, r#"<table id="scenarios""#, "</table>").contains("g3-u100-jetty-postgres"));
+        let csv = read(&dir.path().join("restcache.csv"));
+        assert_eq!(csv.lines().count(), 1 + 3, "{csv}");
+        assert!(csv.contains("g3-u100-go-postgres,postgres,empty,G3,100,go,3,9000,900,"), "{csv}");
+        let markdown = read(&r.markdown);
+        assert!(markdown.contains("## REST service study: every case per implementation"));
+        assert!(markdown.contains("| empty, G3, 100 users | **9,000 req/s** (900 µs mean) |"), "{markdown}");
+    }
+}

@@ -418,3 +418,49 @@ impl WasmRow {
 fn ms(x: f64) -> String {
     numbers::latency_us(x * 1e3)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::fixture::{self, element, read};
+    use crate::render;
+    use std::io::Write as _;
+
+    #[test]
+    fn wasm_rows_get_the_study_tables_beside_its_numbers_csv_and_chart() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join("measurements.jsonl")).unwrap();
+        for repeat in 1..=3 {
+            let jitter = 1.0 + f64::from(repeat) / 100.0;
+            for (way, ms) in [("js", 30.0), ("wasm", 20.0), ("wasm-buffer", 12.0), ("native", 9.0)] {
+                writeln!(f, "{}", fixture::wasm_line("grayscale", way, "main", repeat, ms * jitter)).unwrap();
+            }
+            for (way, ms) in [("js", 6.0), ("wasm", 18.0)] {
+                writeln!(f, "{}", fixture::wasm_line("small", way, "worker", repeat, ms * jitter)).unwrap();
+            }
+        }
+        drop(f);
+        let r = render(dir.path()).unwrap();
+        let html = read(&r.html);
+        let section = element(&html, r#"<section id="wasm">"#, "</section>");
+        let filters = element(section, r#"id="filters""#, "</table>");
+        // Ours (median of 30.6 ms, JS ÷ wasm 1.5×) beside the study's (23.6 ms, 0.897×).
+        assert!(
+            filters.contains("<strong>30.6 ms</strong>") && filters.contains("<strong>1.50×</strong>"),
+            "{filters}"
+        );
+        assert!(filters.contains("23.6 ms") && filters.contains("0.897×"), "the study's numbers: {filters}");
+        assert!(filters.contains("copies 2.50 ms + 2.50 ms"), "the buffer row's copies: {filters}");
+        let workers = element(section, r#"id="workers""#, "</table>");
+        assert!(workers.contains("<strong>0.333×</strong>") && workers.contains("43.1 ms"), "{workers}");
+        assert!(section.contains(r#"id="chart-wasm-speedup""#));
+        // The wasm rows stay out of the load table.
+        let scenarios = element(&html, r#"<table id="scenarios""#, "</table>");
+        assert!(!scenarios.contains("grayscale-js"));
+        let csv = read(&dir.path().join("wasm.csv"));
+        assert!(csv.starts_with("scenario,kernel,impl,thread,"));
+        assert_eq!(csv.lines().count(), 1 + 6);
+        assert!(csv.contains(",23.6,26.3,"), "the study's times per row: {csv}");
+        assert!(read(&r.markdown).contains("## WebAssembly vs JavaScript: kernel time"));
+    }
+}
