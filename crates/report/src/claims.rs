@@ -6,27 +6,30 @@ use wirebench_core::suite::Op;
 
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Section};
-use crate::table::{raw, Cell, Column, Csv, Row, Table};
+use crate::table::{raw, Cell, Column, Csv, Field, Row, Table};
 
-/// Header of `claims.csv`.
-pub const CLAIM_COLUMNS: &[&str] = &[
-    "id",
-    "text",
-    "published",
-    "published_value",
-    "note",
-    "metric",
-    "numerator",
-    "denominator",
-    "versus_numerator",
-    "versus_denominator",
-    "op",
-    "threshold",
-    "value",
-    "ci_lo",
-    "ci_hi",
-    "verdict",
-    "reason",
+/// The columns of `claims.csv`.
+const CSV: &[Field<Judged>] = &[
+    ("id", |j| j.claim.id.clone()),
+    ("text", |j| j.claim.text.clone()),
+    ("published", |j| j.claim.published.clone()),
+    ("published_value", |j| raw(j.claim.published_value)),
+    ("note", |j| j.claim.note.clone().unwrap_or_default()),
+    ("metric", |j| j.claim.metric.clone()),
+    ("numerator", |j| j.claim.numerator.clone()),
+    ("denominator", |j| j.claim.denominator.clone().unwrap_or_default()),
+    ("versus_numerator", |j| j.claim.versus.as_ref().map(|v| v.numerator.clone()).unwrap_or_default()),
+    ("versus_denominator", |j| j.claim.versus.as_ref().map(|v| v.denominator.clone()).unwrap_or_default()),
+    ("op", |j| match j.claim.op {
+        Op::Greater => ">".into(),
+        Op::Less => "<".into(),
+    }),
+    ("threshold", |j| j.claim.threshold.to_string()),
+    ("value", |j| raw(j.value)),
+    ("ci_lo", |j| raw(j.interval.map(|i| i.0))),
+    ("ci_hi", |j| raw(j.interval.map(|i| i.1))),
+    ("verdict", |j| j.verdict.as_str().into()),
+    ("reason", |j| j.reason.clone().unwrap_or_default()),
 ];
 
 /// The claims section and `claims.csv`.
@@ -70,34 +73,5 @@ pub fn section(claims: &[Judged]) -> Section {
 
 /// `claims.csv`: one line per claim with our value, interval and verdict.
 fn csv(claims: &[Judged]) -> Csv {
-    let lines = claims
-        .iter()
-        .map(|j| {
-            let c = &j.claim;
-            let op = match c.op {
-                Op::Greater => ">",
-                Op::Less => "<",
-            };
-            vec![
-                c.id.clone(),
-                c.text.clone(),
-                c.published.clone(),
-                raw(c.published_value),
-                c.note.clone().unwrap_or_default(),
-                c.metric.clone(),
-                c.numerator.clone(),
-                c.denominator.clone().unwrap_or_default(),
-                c.versus.as_ref().map(|v| v.numerator.clone()).unwrap_or_default(),
-                c.versus.as_ref().map(|v| v.denominator.clone()).unwrap_or_default(),
-                op.to_string(),
-                c.threshold.to_string(),
-                raw(j.value),
-                raw(j.interval.map(|i| i.0)),
-                raw(j.interval.map(|i| i.1)),
-                j.verdict.as_str().to_string(),
-                j.reason.clone().unwrap_or_default(),
-            ]
-        })
-        .collect();
-    Csv { name: "claims.csv", header: CLAIM_COLUMNS.to_vec(), lines }
+    Csv::of("claims.csv", CSV, claims)
 }

@@ -755,3 +755,11 @@ pub fn file_names(paths: &[std::path::PathBuf]) -> Vec<&str> {
 pub fn scenario_ids(html: &str) -> Vec<&str> {
     html.split("data-scenario=\"").skip(1).map(|s| &s[..s.find('"').unwrap()]).collect()
 }
+
+/// The standard run, rendered.
+pub fn rendered() -> (tempfile::TempDir, crate::Rendered) {
+    let dir = tempfile::tempdir().unwrap();
+    standard(dir.path());
+    let r = crate::render(dir.path()).unwrap();
+    (dir, r)
+}

@@ -11,7 +11,9 @@ use crate::charts::ranked::{Bar, Ranked};
 use crate::charts::{Plot, Spec};
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Card, Para, Run, Section};
-use crate::table::{raw, Badge, Cell, Column, Csv, Row as TableRow, Table, Text};
+use crate::table::{
+    ci_hi, ci_lo, error, median, param, raw, Badge, Cell, Column, Csv, Field, Row as TableRow, Table, Text,
+};
 
 /// A row failed some repeat; its numbers cover the repeats that completed.
 pub const FAILED: Badge = Badge { id: "failed", meaning: "a repeat failed; numbers cover the repeats that completed" };
@@ -532,109 +534,54 @@ fn latency_chart(rows: &[Row]) -> Spec {
     Spec { name, title, plot: Ok(Plot::Curves(Curves { panels })), note: Some(note) }
 }
 
-/// Header of `scenarios.csv`.
-pub const SCENARIO_COLUMNS: &[&str] = &[
-    "scenario",
-    "subject",
-    "lang",
-    "protocol",
-    "transport",
-    "connections",
-    "streams",
-    "rate_rps",
-    "ok_repeats",
-    "rps_median",
-    "rps_ci_lo",
-    "rps_ci_hi",
-    "rps_cv",
-    "p50_us",
-    "p90_us",
-    "p99_us",
-    "p999_us",
-    "max_us",
-    "uncorrected_p50_us",
-    "uncorrected_p99_us",
-    "errors",
-    "payload_bytes",
-    "wire_bytes_per_call",
-    "envelope_overhead",
-    "messages_per_s",
-    "first_message_p50_us",
-    "first_message_p99_us",
-    "cpu_s",
-    "rss_kb",
-    "service_cpu_s",
-    "service_rss_kb",
-    "instrument_cpu_s",
-    "flags",
-    "error",
+/// The columns of `scenarios.csv`.
+const SCENARIO_CSV: &[Field<ScenarioSummary>] = &[
+    ("scenario", |s| s.scenario.clone()),
+    ("subject", |s| s.subject.clone()),
+    ("lang", |s| s.lang.clone()),
+    ("protocol", |s| Row::of(s).protocol().into()),
+    ("transport", |s| Row::of(s).transport.into()),
+    ("connections", |s| param(s, "connections")),
+    ("streams", |s| param(s, "streams")),
+    ("rate_rps", |s| raw(Row::of(s).rate_rps)),
+    ("ok_repeats", |s| s.ok_repeats.to_string()),
+    ("rps_median", |s| median(s, "rps")),
+    ("rps_ci_lo", |s| ci_lo(s, "rps")),
+    ("rps_ci_hi", |s| ci_hi(s, "rps")),
+    ("rps_cv", |s| raw(s.get("rps").and_then(|x| x.cv))),
+    ("p50_us", |s| median(s, "p50_us")),
+    ("p90_us", |s| median(s, "p90_us")),
+    ("p99_us", |s| median(s, "p99_us")),
+    ("p999_us", |s| median(s, "p999_us")),
+    ("max_us", |s| median(s, "max_us")),
+    ("uncorrected_p50_us", |s| median(s, "uncorrected_p50_us")),
+    ("uncorrected_p99_us", |s| median(s, "uncorrected_p99_us")),
+    ("errors", |s| raw(Row::of(s).errors_total())),
+    ("payload_bytes", |s| param(s, "payload_bytes")),
+    ("wire_bytes_per_call", |s| median(s, "wire_bytes_per_call")),
+    ("envelope_overhead", |s| raw(Row::of(s).envelope_overhead())),
+    ("messages_per_s", |s| median(s, "messages_per_s")),
+    ("first_message_p50_us", |s| median(s, "first_message_p50_us")),
+    ("first_message_p99_us", |s| median(s, "first_message_p99_us")),
+    ("cpu_s", |s| median(s, "cpu_s")),
+    ("rss_kb", |s| median(s, "rss_kb")),
+    ("service_cpu_s", |s| median(s, "service_cpu_s")),
+    ("service_rss_kb", |s| median(s, "service_rss_kb")),
+    ("instrument_cpu_s", |s| median(s, "instrument_cpu_s")),
+    ("flags", |s| Row::of(s).flags.iter().map(|f| f.id).collect::<Vec<_>>().join(";")),
+    ("error", |s| error(s)),
 ];
-
-/// A parameter as CSV text: strings bare, other values as JSON.
-pub fn param_text(s: &ScenarioSummary, k: &str) -> String {
-    s.params.get(k).map_or(String::new(), |v| v.as_str().map_or(v.to_string(), str::to_string))
-}
 
 /// `scenarios.csv`: one line per scenario, medians over the repeats.
 fn scenarios_csv(rows: &[Row]) -> Csv {
-    let lines = rows
-        .iter()
-        .map(|r| {
-            let s = r.summary;
-            let median = |m: &str| raw(r.metric(m).map(|s| s.median));
-            let rps = r.rps();
-            let mut fields = vec![
-                s.scenario.clone(),
-                s.subject.clone(),
-                s.lang.clone(),
-                r.protocol().to_string(),
-                r.transport.to_string(),
-                param_text(s, "connections"),
-                param_text(s, "streams"),
-                raw(r.rate_rps),
-                s.ok_repeats.to_string(),
-                raw(rps.map(|s| s.median)),
-                raw(rps.and_then(|s| s.ci).map(|c| c.0)),
-                raw(rps.and_then(|s| s.ci).map(|c| c.1)),
-                raw(rps.and_then(|s| s.cv)),
-            ];
-            fields.extend(LATENCY_METRICS.iter().map(|m| median(m)));
-            fields.extend([
-                median("uncorrected_p50_us"),
-                median("uncorrected_p99_us"),
-                raw(r.errors_total()),
-                param_text(s, "payload_bytes"),
-                median("wire_bytes_per_call"),
-                raw(r.envelope_overhead()),
-                median("messages_per_s"),
-                median("first_message_p50_us"),
-                median("first_message_p99_us"),
-                median("cpu_s"),
-                median("rss_kb"),
-                median("service_cpu_s"),
-                median("service_rss_kb"),
-                median("instrument_cpu_s"),
-                r.flags.iter().map(|f| f.id).collect::<Vec<_>>().join(";"),
-                s.error.clone().unwrap_or_default(),
-            ]);
-            fields
-        })
-        .collect();
-    Csv { name: "scenarios.csv", header: SCENARIO_COLUMNS.to_vec(), lines }
+    Csv::of("scenarios.csv", SCENARIO_CSV, rows.iter().map(|r| r.summary))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fixture::{self, element, read};
-    use crate::{render, Rendered, CHARTS_DIR};
-
-    fn rendered() -> (tempfile::TempDir, Rendered) {
-        let dir = tempfile::tempdir().unwrap();
-        fixture::standard(dir.path());
-        let r = render(dir.path()).unwrap();
-        (dir, r)
-    }
+    use crate::fixture::{self, element, read, rendered};
+    use crate::{render, CHARTS_DIR};
 
     /// The load rows of the run in `dir`.
     fn report(dir: &Path) -> crate::model::Report {

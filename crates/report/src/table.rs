@@ -4,6 +4,8 @@
 //!
 //! Text here is plain and unescaped; each renderer escapes it.
 
+use wirebench_core::results::ScenarioSummary;
+
 /// A run of text with code spans and muted asides.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Text(pub Vec<Span>);
@@ -233,6 +235,42 @@ pub struct Csv {
     pub name: &'static str,
     pub header: Vec<&'static str>,
     pub lines: Vec<Vec<String>>,
+}
+
+/// A CSV column: its name and a row's value in it.
+pub type Field<R> = (&'static str, fn(&R) -> String);
+
+impl Csv {
+    /// A line per row of `rows`, a field per column of `columns`.
+    pub fn of<'a, R: 'a>(name: &'static str, columns: &[Field<R>], rows: impl IntoIterator<Item = &'a R>) -> Csv {
+        let lines = rows.into_iter().map(|r| columns.iter().map(|(_, value)| value(r)).collect()).collect();
+        Csv { name, header: columns.iter().map(|&(c, _)| c).collect(), lines }
+    }
+}
+
+/// The median of a row's metric over its repeats, raw; empty when not measured.
+pub fn median(s: &ScenarioSummary, metric: &str) -> String {
+    raw(s.get(metric).map(|x| x.median))
+}
+
+/// The lower end of the 95 % interval of a row's metric, raw.
+pub fn ci_lo(s: &ScenarioSummary, metric: &str) -> String {
+    raw(s.get(metric).and_then(|x| x.ci).map(|c| c.0))
+}
+
+/// The upper end of the 95 % interval of a row's metric, raw.
+pub fn ci_hi(s: &ScenarioSummary, metric: &str) -> String {
+    raw(s.get(metric).and_then(|x| x.ci).map(|c| c.1))
+}
+
+/// A parameter as text: strings bare, other values as JSON; empty when absent.
+pub fn param(s: &ScenarioSummary, key: &str) -> String {
+    s.params.get(key).map_or(String::new(), |v| v.as_str().map_or(v.to_string(), str::to_string))
+}
+
+/// The row's error, or nothing.
+pub fn error(s: &ScenarioSummary) -> String {
+    s.error.clone().unwrap_or_default()
 }
 
 /// A raw number for CSV: Rust's shortest round-trip form, empty when absent.

@@ -11,7 +11,7 @@ use crate::charts::{color, Key, Plot, Spec};
 use crate::load::{flags_cell, FAILED};
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Lab, Para, Run, Section};
-use crate::table::{self, raw, Badge, Cell, Column, Csv, Text};
+use crate::table::{self, ci_hi, ci_lo, error, median, param, raw, Badge, Cell, Column, Csv, Field, Text};
 use published::Published;
 
 /// The lab.
@@ -437,51 +437,9 @@ impl Formats {
         }
     }
 
-    /// `formats.csv`: one line per dataset, format and language, in the order of the table; times
-    /// in ns, sizes in bytes, like the measurements; `published_*` are the study's numbers in the
-    /// same units.
+    /// `formats.csv`: one line per dataset, format and language, in the order of the table.
     fn csv(&self) -> Csv {
-        let mut lines = Vec::new();
-        for d in &self.datasets {
-            for r in &d.rows {
-                let s = &r.summary;
-                let median = |m: &str| raw(r.metric(m).map(|s| s.median));
-                let ci = |m: &str| r.metric(m).and_then(|s| s.ci);
-                let total = r.total;
-                let mut fields = vec![
-                    d.name.clone().unwrap_or_default(),
-                    r.format().to_string(),
-                    s.lang.clone(),
-                    s.scenario.clone(),
-                    s.subject.clone(),
-                    r.library().unwrap_or_default().to_string(),
-                    d.objects.map_or(String::new(), |n| n.to_string()),
-                    s.ok_repeats.to_string(),
-                ];
-                fields.extend(SIZES.iter().map(|m| median(m)));
-                for m in [SERIALIZE, DESERIALIZE] {
-                    fields.extend([median(m), raw(ci(m).map(|c| c.0)), raw(ci(m).map(|c| c.1))]);
-                }
-                fields.extend([
-                    raw(total.map(|t| t.median_ns)),
-                    raw(total.and_then(|t| t.interval_ns).map(|c| c.0)),
-                    raw(total.and_then(|t| t.interval_ns).map(|c| c.1)),
-                    raw(r.relative),
-                    median(ALLOC_BYTES[0]),
-                    median(ALLOCS[0]),
-                    median(ALLOC_BYTES[1]),
-                    median(ALLOCS[1]),
-                    // Printed to the microsecond: whole nanoseconds hold it exactly.
-                    raw(r.published.map(|p| (p.total_ms * 1e6).round())),
-                    raw(r.published.map(|p| p.size_bytes as f64)),
-                    raw(r.size_vs_published()),
-                    r.flags.iter().map(|f| f.id).collect::<Vec<_>>().join(";"),
-                    s.error.clone().unwrap_or_default(),
-                ]);
-                lines.push(fields);
-            }
-        }
-        Csv { name: "formats.csv", header: CSV_COLUMNS.to_vec(), lines }
+        Csv::of("formats.csv", CSV, self.rows())
     }
 }
 
@@ -576,38 +534,40 @@ fn pair(r: &FormatRow, metrics: [&str; 2], show: fn(f64) -> String) -> Option<St
         .then(|| format!("{} / {}", ser.unwrap_or_else(|| NONE.to_string()), de.unwrap_or_else(|| NONE.to_string())))
 }
 
-/// Header of `formats.csv`.
-pub const CSV_COLUMNS: &[&str] = &[
-    "dataset",
-    "format",
-    "lang",
-    "scenario",
-    "subject",
-    "library",
-    "objects",
-    "ok_repeats",
-    "size_bytes",
-    "size_gzip_bytes",
-    "size_zstd_bytes",
-    "serialize_ns_median",
-    "serialize_ns_ci_lo",
-    "serialize_ns_ci_hi",
-    "deserialize_ns_median",
-    "deserialize_ns_ci_lo",
-    "deserialize_ns_ci_hi",
-    "total_ns_median",
-    "total_ns_ci_lo",
-    "total_ns_ci_hi",
-    "relative_total",
-    "serialize_alloc_bytes",
-    "serialize_allocs",
-    "deserialize_alloc_bytes",
-    "deserialize_allocs",
-    "published_total_ns",
-    "published_size_bytes",
-    "size_vs_published",
-    "flags",
-    "error",
+/// The columns of `formats.csv`: times in ns, sizes in bytes, like the measurements;
+/// `published_*` are the study's numbers in the same units.
+const CSV: &[Field<FormatRow>] = &[
+    ("dataset", |r| param(&r.summary, "dataset")),
+    ("format", |r| r.format().into()),
+    ("lang", |r| r.lang().into()),
+    ("scenario", |r| r.summary.scenario.clone()),
+    ("subject", |r| r.summary.subject.clone()),
+    ("library", |r| r.library().unwrap_or_default().into()),
+    ("objects", |r| param(&r.summary, "objects")),
+    ("ok_repeats", |r| r.summary.ok_repeats.to_string()),
+    ("size_bytes", |r| median(&r.summary, SIZES[0])),
+    ("size_gzip_bytes", |r| median(&r.summary, SIZES[1])),
+    ("size_zstd_bytes", |r| median(&r.summary, SIZES[2])),
+    ("serialize_ns_median", |r| median(&r.summary, SERIALIZE)),
+    ("serialize_ns_ci_lo", |r| ci_lo(&r.summary, SERIALIZE)),
+    ("serialize_ns_ci_hi", |r| ci_hi(&r.summary, SERIALIZE)),
+    ("deserialize_ns_median", |r| median(&r.summary, DESERIALIZE)),
+    ("deserialize_ns_ci_lo", |r| ci_lo(&r.summary, DESERIALIZE)),
+    ("deserialize_ns_ci_hi", |r| ci_hi(&r.summary, DESERIALIZE)),
+    ("total_ns_median", |r| raw(r.total.map(|t| t.median_ns))),
+    ("total_ns_ci_lo", |r| raw(r.total.and_then(|t| t.interval_ns).map(|c| c.0))),
+    ("total_ns_ci_hi", |r| raw(r.total.and_then(|t| t.interval_ns).map(|c| c.1))),
+    ("relative_total", |r| raw(r.relative)),
+    ("serialize_alloc_bytes", |r| median(&r.summary, ALLOC_BYTES[0])),
+    ("serialize_allocs", |r| median(&r.summary, ALLOCS[0])),
+    ("deserialize_alloc_bytes", |r| median(&r.summary, ALLOC_BYTES[1])),
+    ("deserialize_allocs", |r| median(&r.summary, ALLOCS[1])),
+    // Printed to the microsecond: whole nanoseconds hold it exactly.
+    ("published_total_ns", |r| raw(r.published.map(|p| (p.total_ms * 1e6).round()))),
+    ("published_size_bytes", |r| raw(r.published.map(|p| p.size_bytes as f64))),
+    ("size_vs_published", |r| raw(r.size_vs_published())),
+    ("flags", |r| r.flags.iter().map(|f| f.id).collect::<Vec<_>>().join(";")),
+    ("error", |r| error(&r.summary)),
 ];
 
 /// The study's published serialization numbers, shown beside ours: Table 5.2 of "Ways to optimize
@@ -984,9 +944,9 @@ mod tests {
         let csv = read(&r.csv[1]);
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 1 + 13);
-        assert_eq!(lines[0], super::CSV_COLUMNS.join(","));
+        assert_eq!(lines[0], super::CSV.iter().map(|c| c.0).collect::<Vec<_>>().join(","));
         for l in &lines {
-            assert_eq!(l.split(',').count(), super::CSV_COLUMNS.len(), "{l}");
+            assert_eq!(l.split(',').count(), super::CSV.len(), "{l}");
         }
         assert!(
             lines[1].starts_with(

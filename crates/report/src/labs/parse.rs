@@ -11,7 +11,7 @@ use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Lab, Para, Run, Section};
-use crate::table::{self, raw, Cell, Column, Csv, Text};
+use crate::table::{self, ci_hi, ci_lo, error, median, param, Cell, Column, Csv, Field, Text};
 
 /// The lab.
 pub struct ParseLab;
@@ -263,39 +263,9 @@ impl Parse {
         }
     }
 
-    /// `parse.csv`: one line per parse row, medians over the repeats.
+    /// `parse.csv`: one line per row in table order, medians over the repeats.
     fn csv(&self) -> Csv {
-        let mut lines = Vec::new();
-        for o in &self.objects {
-            for r in &o.rows {
-                let median = |m: &str| raw(r.metric(m).map(|s| s.median));
-                let ci = r.metric(PARSE).and_then(|s| s.ci);
-                lines.push(vec![
-                    r.id().to_string(),
-                    o.object.clone(),
-                    r.parser().to_string(),
-                    r.provider().to_string(),
-                    r.format().to_string(),
-                    r.n().to_string(),
-                    r.batch().to_string(),
-                    r.runtime().unwrap_or_default().to_string(),
-                    r.summary.ok_repeats.to_string(),
-                    median(PARSE),
-                    raw(ci.map(|c| c.0)),
-                    raw(ci.map(|c| c.1)),
-                    median(TOTAL),
-                    median(IO),
-                    median(STUDY),
-                    median("size_bytes"),
-                    median("cpu_s"),
-                    median("provider_cpu_s"),
-                    median("rss_kb"),
-                    median("provider_rss_kb"),
-                    r.summary.error.clone().unwrap_or_default(),
-                ]);
-            }
-        }
-        Csv { name: "parse.csv", header: CSV_COLUMNS.to_vec(), lines }
+        Csv::of("parse.csv", CSV, self.objects.iter().flat_map(|o| &o.rows))
     }
 }
 
@@ -304,29 +274,29 @@ const PROVIDER: &str = "rust";
 /// How far towards white the I/O bars are.
 const IO_TINT: f64 = 0.55;
 
-/// Header of `parse.csv`.
-const CSV_COLUMNS: &[&str] = &[
-    "scenario",
-    "object",
-    "parser",
-    "provider",
-    "format",
-    "n",
-    "batch",
-    "runtime",
-    "ok_repeats",
-    "parse_us_median",
-    "parse_us_ci_lo",
-    "parse_us_ci_hi",
-    "total_us_median",
-    "io_us_median",
-    "study_us_median",
-    "size_bytes",
-    "cpu_s",
-    "provider_cpu_s",
-    "rss_kb",
-    "provider_rss_kb",
-    "error",
+/// The columns of `parse.csv`.
+const CSV: &[Field<ParseRow>] = &[
+    ("scenario", |r| r.id().into()),
+    ("object", |r| param(&r.summary, "object")),
+    ("parser", |r| r.parser().into()),
+    ("provider", |r| r.provider().into()),
+    ("format", |r| r.format().into()),
+    ("n", |r| r.n().to_string()),
+    ("batch", |r| r.batch().to_string()),
+    ("runtime", |r| r.runtime().unwrap_or_default().into()),
+    ("ok_repeats", |r| r.summary.ok_repeats.to_string()),
+    ("parse_us_median", |r| median(&r.summary, PARSE)),
+    ("parse_us_ci_lo", |r| ci_lo(&r.summary, PARSE)),
+    ("parse_us_ci_hi", |r| ci_hi(&r.summary, PARSE)),
+    ("total_us_median", |r| median(&r.summary, TOTAL)),
+    ("io_us_median", |r| median(&r.summary, IO)),
+    ("study_us_median", |r| median(&r.summary, STUDY)),
+    ("size_bytes", |r| median(&r.summary, "size_bytes")),
+    ("cpu_s", |r| median(&r.summary, "cpu_s")),
+    ("provider_cpu_s", |r| median(&r.summary, "provider_cpu_s")),
+    ("rss_kb", |r| median(&r.summary, "rss_kb")),
+    ("provider_rss_kb", |r| median(&r.summary, "provider_rss_kb")),
+    ("error", |r| error(&r.summary)),
 ];
 
 impl ParseRow {

@@ -11,7 +11,7 @@ use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Lab, Para, Run, Section};
-use crate::table::{self, raw, Cell, Column, Csv, Text};
+use crate::table::{self, error, param, raw, Cell, Column, Csv, Field, Text};
 
 /// The lab.
 pub struct RealtimeLab;
@@ -362,39 +362,9 @@ impl Realtime {
         }
     }
 
-    /// `realtime.csv`: one line per realtime row, in the order they ran.
+    /// `realtime.csv`: one line per row, in the order they ran.
     fn csv(&self) -> Csv {
-        let lines = self
-            .rows
-            .iter()
-            .map(|r| {
-                let (series, condition) = (r.series(), r.condition());
-                let millis = r.millis();
-                let ci = millis.as_ref().and_then(|s| s.ci);
-                vec![
-                    r.id().to_string(),
-                    r.summary.param("protocol").unwrap_or_default().to_string(),
-                    r.summary.param("direction").unwrap_or_default().to_string(),
-                    r.n().to_string(),
-                    r.headers().to_string(),
-                    series.parallel.to_string(),
-                    series.connect.to_string(),
-                    if condition.h2 { "h2" } else { "http/1.1" }.to_string(),
-                    condition.tls.to_string(),
-                    condition.cpu_throttle.to_string(),
-                    condition.disk.to_string(),
-                    r.runtime().unwrap_or_default().to_string(),
-                    r.summary.ok_repeats.to_string(),
-                    raw(millis.map(|s| s.median)),
-                    raw(ci.map(|c| c.0)),
-                    raw(ci.map(|c| c.1)),
-                    raw(r.p95_ms()),
-                    raw(r.ms_per_message()),
-                    r.summary.error.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        Csv { name: "realtime.csv", header: CSV_COLUMNS.to_vec(), lines }
+        Csv::of("realtime.csv", CSV, &self.rows)
     }
 }
 
@@ -426,27 +396,27 @@ fn with_whisker(mut legend: Vec<(String, Key)>) -> Vec<(String, Key)> {
     legend
 }
 
-/// Header of `realtime.csv`.
-const CSV_COLUMNS: &[&str] = &[
-    "scenario",
-    "protocol",
-    "direction",
-    "n",
-    "headers",
-    "parallel",
-    "connect",
-    "http",
-    "tls",
-    "cpu_throttle",
-    "disk",
-    "runtime",
-    "ok_repeats",
-    "duration_ms_median",
-    "duration_ms_ci_lo",
-    "duration_ms_ci_hi",
-    "duration_ms_p95",
-    "ms_per_message",
-    "error",
+/// The columns of `realtime.csv`: times in ms.
+const CSV: &[Field<RealtimeRow>] = &[
+    ("scenario", |r| r.id().into()),
+    ("protocol", |r| param(&r.summary, "protocol")),
+    ("direction", |r| param(&r.summary, "direction")),
+    ("n", |r| r.n().to_string()),
+    ("headers", |r| r.headers().to_string()),
+    ("parallel", |r| r.series().parallel.to_string()),
+    ("connect", |r| r.series().connect.to_string()),
+    ("http", |r| if r.condition().h2 { "h2" } else { "http/1.1" }.into()),
+    ("tls", |r| r.condition().tls.to_string()),
+    ("cpu_throttle", |r| r.condition().cpu_throttle.to_string()),
+    ("disk", |r| r.condition().disk.to_string()),
+    ("runtime", |r| r.runtime().unwrap_or_default().into()),
+    ("ok_repeats", |r| r.summary.ok_repeats.to_string()),
+    ("duration_ms_median", |r| raw(r.millis().map(|s| s.median))),
+    ("duration_ms_ci_lo", |r| raw(r.millis().and_then(|s| s.ci).map(|c| c.0))),
+    ("duration_ms_ci_hi", |r| raw(r.millis().and_then(|s| s.ci).map(|c| c.1))),
+    ("duration_ms_p95", |r| raw(r.p95_ms())),
+    ("ms_per_message", |r| raw(r.ms_per_message())),
+    ("error", |r| error(&r.summary)),
 ];
 
 /// One condition's N sweep: `cells[i][j]` is N = `ns[i]` of `series[j]`.

@@ -10,7 +10,7 @@ use wirebench_core::stats::Summary;
 
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Lab, Para, Run, Section};
-use crate::table::{raw, Cell, Column, Csv, Row, Table, Text};
+use crate::table::{error, median, param, raw, Cell, Column, Csv, Field, Row, Table, Text};
 
 /// The lab.
 pub struct RestCacheLab;
@@ -200,7 +200,7 @@ impl RestCache {
                 if uses.is_empty() {
                     continue;
                 }
-                let median = |f: fn(&Use) -> f64| median(uses.iter().map(f).collect());
+                let median = |f: fn(&Use) -> f64| median_of(uses.iter().map(f).collect());
                 let peak = |f: fn(&Use) -> f64| uses.iter().map(f).fold(0.0, f64::max);
                 let database = store != "sqlite";
                 let db = |text: String| Cell::new(if database { text } else { "in the service".into() });
@@ -230,50 +230,26 @@ impl RestCache {
     /// `restcache.csv`: one line per case, in the order they ran, with the server side's use split
     /// between the service and the database.
     fn csv(&self) -> Csv {
-        let lines = self
-            .cases
-            .iter()
-            .map(|s| {
-                let p = |k: &str| s.param(k).unwrap_or_default().to_string();
-                let u = RestCache::use_of(s);
-                vec![
-                    s.scenario.clone(),
-                    p("store"),
-                    p("state"),
-                    p("group"),
-                    p("users"),
-                    p("impl"),
-                    s.ok_repeats.to_string(),
-                    raw(s.get("rps").map(|x| x.median)),
-                    raw(s.get("mean_us").map(|x| x.median)),
-                    raw(u.map(|u| u.service_cpu_us)),
-                    raw(u.map(|u| u.database_cpu_us)),
-                    raw(u.map(|u| u.service_kb)),
-                    raw(u.map(|u| u.database_kb)),
-                    s.error.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        Csv { name: "restcache.csv", header: CSV_COLUMNS.to_vec(), lines }
+        Csv::of("restcache.csv", CSV, &self.cases)
     }
 }
 
-/// Header of `restcache.csv`.
-const CSV_COLUMNS: &[&str] = &[
-    "scenario",
-    "store",
-    "state",
-    "group",
-    "users",
-    "impl",
-    "ok_repeats",
-    "rps_median",
-    "mean_us",
-    "service_cpu_us_per_request",
-    "database_cpu_us_per_request",
-    "service_kb",
-    "database_kb",
-    "error",
+/// The columns of `restcache.csv`.
+const CSV: &[Field<ScenarioSummary>] = &[
+    ("scenario", |s| s.scenario.clone()),
+    ("store", |s| param(s, "store")),
+    ("state", |s| param(s, "state")),
+    ("group", |s| param(s, "group")),
+    ("users", |s| param(s, "users")),
+    ("impl", |s| param(s, "impl")),
+    ("ok_repeats", |s| s.ok_repeats.to_string()),
+    ("rps_median", |s| median(s, "rps")),
+    ("mean_us", |s| median(s, "mean_us")),
+    ("service_cpu_us_per_request", |s| raw(RestCache::use_of(s).map(|u| u.service_cpu_us))),
+    ("database_cpu_us_per_request", |s| raw(RestCache::use_of(s).map(|u| u.database_cpu_us))),
+    ("service_kb", |s| raw(RestCache::use_of(s).map(|u| u.service_kb))),
+    ("database_kb", |s| raw(RestCache::use_of(s).map(|u| u.database_kb))),
+    ("error", |s| error(s)),
 ];
 
 /// CPU time per request: `48.2 µs`.
@@ -281,7 +257,7 @@ fn cpu_us(us: f64) -> String {
     numbers::latency_us(us)
 }
 
-fn median(v: Vec<f64>) -> f64 {
+fn median_of(v: Vec<f64>) -> f64 {
     Summary::of(&v).map_or(f64::NAN, |s| s.median)
 }
 

@@ -7,10 +7,9 @@ use wirebench_core::stats::Summary;
 
 use crate::charts::panels::{self, Axis, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
-use crate::load::param_text;
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Lab, Para, Run, Section};
-use crate::table::{self, raw, Cell, Column, Csv, Text};
+use crate::table::{self, ci_hi, ci_lo, error, median, param, raw, Cell, Column, Csv, Field, Text};
 
 /// The lab.
 pub struct WasmLab;
@@ -272,66 +271,35 @@ impl Wasm {
 
     /// `wasm.csv`: one line per kernel and way, in the order they ran, with the study's times.
     fn csv(&self) -> Csv {
-        let lines = self
-            .rows
-            .iter()
-            .map(|r| {
-                let p = |k: &str| param_text(&r.summary, k);
-                let kernel = r.summary.get(KERNEL);
-                let ci = kernel.and_then(|s| s.ci);
-                vec![
-                    r.id().to_string(),
-                    r.kernel().to_string(),
-                    r.way().to_string(),
-                    r.thread().to_string(),
-                    p("crossing"),
-                    p("simd"),
-                    p("width"),
-                    p("height"),
-                    p("len"),
-                    r.runtime().unwrap_or_default().to_string(),
-                    r.summary.ok_repeats.to_string(),
-                    raw(kernel.map(|s| s.median)),
-                    raw(ci.map(|c| c.0)),
-                    raw(ci.map(|c| c.1)),
-                    raw(r.median(COPY_IN)),
-                    raw(r.median(COPY_OUT)),
-                    raw(r.median(ROUNDTRIP)),
-                    raw(study(r.kernel(), Published::Js)),
-                    raw(study(r.kernel(), Published::Wasm)),
-                    r.summary.error.clone().unwrap_or_default(),
-                ]
-            })
-            .collect();
-        Csv { name: "wasm.csv", header: CSV_COLUMNS.to_vec(), lines }
+        Csv::of("wasm.csv", CSV, &self.rows)
     }
 }
 
 /// Gray for the study's bars.
 const STUDY_GRAY: plotters::style::RGBColor = plotters::style::RGBColor(150, 150, 150);
 
-/// Header of `wasm.csv`.
-const CSV_COLUMNS: &[&str] = &[
-    "scenario",
-    "kernel",
-    "impl",
-    "thread",
-    "crossing",
-    "simd",
-    "width",
-    "height",
-    "len",
-    "runtime",
-    "ok_repeats",
-    "kernel_ms_median",
-    "kernel_ms_ci_lo",
-    "kernel_ms_ci_hi",
-    "copy_in_ms",
-    "copy_out_ms",
-    "roundtrip_ms",
-    "study_js_ms",
-    "study_wasm_ms",
-    "error",
+/// The columns of `wasm.csv`: times in ms.
+const CSV: &[Field<WasmRow>] = &[
+    ("scenario", |r| r.id().into()),
+    ("kernel", |r| r.kernel().into()),
+    ("impl", |r| r.way().into()),
+    ("thread", |r| r.thread().into()),
+    ("crossing", |r| param(&r.summary, "crossing")),
+    ("simd", |r| param(&r.summary, "simd")),
+    ("width", |r| param(&r.summary, "width")),
+    ("height", |r| param(&r.summary, "height")),
+    ("len", |r| param(&r.summary, "len")),
+    ("runtime", |r| r.runtime().unwrap_or_default().into()),
+    ("ok_repeats", |r| r.summary.ok_repeats.to_string()),
+    ("kernel_ms_median", |r| median(&r.summary, KERNEL)),
+    ("kernel_ms_ci_lo", |r| ci_lo(&r.summary, KERNEL)),
+    ("kernel_ms_ci_hi", |r| ci_hi(&r.summary, KERNEL)),
+    ("copy_in_ms", |r| median(&r.summary, COPY_IN)),
+    ("copy_out_ms", |r| median(&r.summary, COPY_OUT)),
+    ("roundtrip_ms", |r| median(&r.summary, ROUNDTRIP)),
+    ("study_js_ms", |r| raw(study(r.kernel(), Published::Js))),
+    ("study_wasm_ms", |r| raw(study(r.kernel(), Published::Wasm))),
+    ("error", |r| error(&r.summary)),
 ];
 
 /// A table cell as the lab computes it./// A table cell as the lab computes it.
