@@ -128,7 +128,8 @@ pub struct ScenarioSummary {
     pub lang: String,
     /// The lab the rows belong to (`protocols`, `formats`, `parse`, ...).
     pub lab: String,
-    /// A load row's transport (`h1`, `h2c`, `h2+tls`, `h3`, ...); `None` for in-process rows.
+    /// A load row's transport (`h1`, `h2c`, `h2+tls`, `h3`, ...): the load engine's rows have
+    /// one, a harness's rows (in-process, browser) none.
     pub transport: Option<String>,
     pub protocol: Option<String>,
     pub format: Option<String>,
@@ -242,6 +243,19 @@ pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
     }
 }
 
+/// The transport of a load row of a run from before the runner stamped `lab` and `transport`
+/// (a suite was one lab then, so such a row's lab is the suite's name): the `transport` label,
+/// else the driver with `+tls`. A load row is one the runner wrote for a scenario, which always
+/// records its `connections`; a harness's rows (no `lab` stamped either) get none.
+fn legacy_transport(m: &Measurement) -> Option<String> {
+    if m.lab.is_some() || !m.params.contains_key("connections") {
+        return None;
+    }
+    let label = m.params.get("transport").and_then(|v| v.as_str()).map(str::to_string);
+    let tls = m.params.get("tls").and_then(|v| v.as_bool()).unwrap_or(false);
+    label.or_else(|| m.protocol.as_ref().map(|p| if tls { format!("{p}+tls") } else { p.clone() }))
+}
+
 impl ScenarioSummary {
     /// The summary of one scenario's rows, of a run of suite `suite`.
     fn of(rows: &[&Measurement], suite: &str) -> ScenarioSummary {
@@ -290,14 +304,8 @@ impl ScenarioSummary {
             scenario: first.scenario.clone(),
             subject: first.subject.clone(),
             lang: first.lang.clone(),
-            // Results of runs from before the runner stamped `lab` and `transport` on every row:
-            // a suite was one lab then, so the lab is the suite's name, and a transport was only
-            // ever written as the `transport` label, recorded in `params`.
             lab: first.lab.clone().unwrap_or_else(|| suite.to_string()),
-            transport: first
-                .transport
-                .clone()
-                .or_else(|| first.params.get("transport").and_then(|v| v.as_str()).map(str::to_string)),
+            transport: first.transport.clone().or_else(|| legacy_transport(first)),
             protocol: first.protocol.clone(),
             format: first.format.clone(),
             params: first.params.clone(),
@@ -326,7 +334,8 @@ mod tests {
     use crate::schema::{CpuSets, Machine, SCHEMA_VERSION};
 
     /// A line of an older run has no `lab` or `transport`: its summary's lab is the suite's
-    /// name and its transport the `transport` label, if it had one.
+    /// name; a load row's transport is its `transport` label, else its driver (with `+tls`); a
+    /// harness's row (no `connections`) has none.
     #[test]
     fn lines_without_lab_summarise_to_the_suites_name() {
         let dir = tempfile::tempdir().unwrap();
@@ -348,7 +357,9 @@ mod tests {
         };
         ResultsWriter::create(dir.path(), &run).unwrap();
         let lines = [
-            r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"old","subject":"s","lang":"rust","protocol":"http2","params":{"transport":"h2c"},"repeat":1,"status":"ok"}"#,
+            r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"old","subject":"s","lang":"rust","protocol":"http2","params":{"connections":1,"transport":"h2c"},"repeat":1,"status":"ok"}"#,
+            "\n",
+            r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"unlabelled","subject":"s","lang":"rust","protocol":"http1","params":{"connections":1,"tls":true},"repeat":1,"status":"ok"}"#,
             r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"older","subject":"s","lang":"rust","repeat":1,"status":"ok"}"#,
             r#"{"schema_version":1,"run_id":"r","suite":"smoke","scenario":"new","subject":"s","lang":"rust","lab":"protocols","transport":"h1","protocol":"http1","params":{"transport":"h2c"},"repeat":1,"status":"ok"}"#,
         ];
@@ -356,6 +367,14 @@ mod tests {
         let summaries = Results::read(dir.path()).unwrap().summaries();
         let stamps: Vec<(&str, &str, Option<&str>)> =
             summaries.iter().map(|s| (s.scenario.as_str(), s.lab.as_str(), s.transport.as_deref())).collect();
-        assert_eq!(stamps, [("old", "smoke", Some("h2c")), ("older", "smoke", None), ("new", "protocols", Some("h1"))]);
+        assert_eq!(
+            stamps,
+            [
+                ("old", "smoke", Some("h2c")),
+                ("unlabelled", "smoke", Some("http1+tls")),
+                ("older", "smoke", None),
+                ("new", "protocols", Some("h1"))
+            ]
+        );
     }
 }

@@ -348,6 +348,9 @@ impl Ctx<'_> {
                     suite: self.suite.name.clone(),
                     // The runner knows which lab the harness serves; what it printed may not.
                     lab: Some(self.suite.harness_lab(h).to_string()),
+                    // A transport marks a row of the load engine (the report's scenarios
+                    // table); a harness's rows are the harness's, whatever it printed.
+                    transport: None,
                     // Repeat 0 is a harness's verification or warm-up row.
                     repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
                     ..m

@@ -16,7 +16,7 @@ pub struct Spec {
     pub tls: bool,
     /// `payload` label (`1KB`, `1MB`); empty for none.
     pub payload: &'static str,
-    /// `transport` label; empty to let the report derive it from driver and tls.
+    /// `transport` label; empty for the driver's own, as the runner stamps it.
     pub transport: &'static str,
     pub connections: u32,
     pub streams: u32,

@@ -67,6 +67,8 @@ pub enum ReportError {
     Write { path: String, source: std::io::Error },
     #[error("{0}")]
     Chart(charts::ChartError),
+    #[error("{dir}: no section `{wanted}` in this run's report; it has: {have}")]
+    NoSection { dir: String, wanted: String, have: String },
 }
 
 /// Reads the results directory `dir` and writes the report files into it, replacing earlier ones.
@@ -97,6 +99,32 @@ pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
         failed: report.failed_scenarios(),
         warnings: report.warnings(),
     })
+}
+
+/// The Markdown of the results directory `dir` without writing anything: the whole `summary.md`,
+/// or only the sections whose ids `sections` names (in the report's order), without charts. The
+/// documents' generated blocks are made with it (`wirebench report DIR --markdown --section ID`).
+pub fn markdown(dir: &Path, sections: &[String]) -> Result<String, ReportError> {
+    let report = model::Report::read(dir)?;
+    let all = report.sections();
+    if sections.is_empty() {
+        return Ok(markdown::summary(&report, &all));
+    }
+    for wanted in sections {
+        if !all.iter().any(|s| &s.id == wanted) {
+            let have: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
+            return Err(ReportError::NoSection {
+                dir: dir.display().to_string(),
+                wanted: wanted.clone(),
+                have: have.join(", "),
+            });
+        }
+    }
+    let mut out = String::new();
+    for s in all.iter().filter(|s| sections.contains(&s.id)) {
+        markdown::section(&mut out, s);
+    }
+    Ok(out)
 }
 
 /// Draws every chart the sections ask for, in place, and returns the SVG of each drawn one.
@@ -144,6 +172,20 @@ mod tests {
     use super::*;
     use crate::fixture::{element, file_names, read, rendered, scenario_ids};
     use std::io::Write as _;
+
+    #[test]
+    fn markdown_of_chosen_sections_writes_nothing_and_names_the_sections_there_are() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::every_lab(dir.path());
+        let md = markdown(dir.path(), &["claims-section".into(), "wasm".into()]).unwrap();
+        assert!(md.starts_with("## Claims\n") && md.contains("## WebAssembly vs JavaScript: kernel time"), "{md}");
+        assert!(!md.contains("## Formats") && !md.contains("!["), "only those sections, no charts: {md}");
+        assert!(!dir.path().join(MARKDOWN_FILE).exists(), "nothing written");
+        let whole = markdown(dir.path(), &[]).unwrap();
+        assert!(whole.starts_with("# wirebench report: protocols") && whole.contains("## Formats"));
+        let e = markdown(dir.path(), &["nope".into()]).unwrap_err().to_string();
+        assert!(e.contains("no section `nope`") && e.contains("formats-section, parse, realtime, wasm, method"), "{e}");
+    }
 
     #[test]
     fn render_writes_every_file_into_the_directory() {

@@ -1,7 +1,8 @@
 //! The load engine's rows, whatever their lab: the headline (the fastest of each payload group),
 //! the scenarios table, each thread group's steps, and the req/s and latency charts, with
-//! `scenarios.csv` and `steps.csv`. Every row measured by a driver (`protocol` set) is shown here;
-//! labs arrange the same rows their own way in their sections.
+//! `scenarios.csv` and `steps.csv`. Every row the load engine measured (the runner stamps its
+//! `transport`; a harness's rows have none) is shown here, whatever its lab; labs arrange the
+//! same rows their own way in their sections.
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
@@ -53,7 +54,7 @@ impl<'a> Row<'a> {
         if summary.instrument_bound || instrument_heavier {
             flags.push(INSTRUMENT_BOUND);
         }
-        Row { summary, transport: summary.transport.as_deref().unwrap_or(""), rate_rps, flags }
+        Row { summary, transport: summary.transport.as_deref().unwrap_or_default(), rate_rps, flags }
     }
 
     pub fn id(&self) -> &str {
@@ -226,7 +227,7 @@ fn versus(rows: &[Row], g: &Group) -> Text {
 /// The headline section, the scenarios table, the thread groups' steps and the load charts, for
 /// the load rows among `summaries`; nothing when there are none.
 pub fn sections(summaries: &[&ScenarioSummary], run: &Run) -> Vec<Section> {
-    let rows: Vec<Row> = summaries.iter().filter(|s| s.protocol.is_some()).map(|s| Row::of(s)).collect();
+    let rows: Vec<Row> = summaries.iter().filter(|s| s.transport.is_some()).map(|s| Row::of(s)).collect();
     if rows.is_empty() {
         return Vec::new();
     }

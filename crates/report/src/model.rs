@@ -64,7 +64,7 @@ impl Report {
         for lab in LABS {
             let mine: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.lab == lab.id()).collect();
             if !mine.is_empty() {
-                out.push(lab.section(&mine, &run));
+                out.extend(lab.section(&mine, &run));
             }
         }
         out.push(self.method());
@@ -74,7 +74,7 @@ impl Report {
     /// How the numbers were made.
     fn method(&self) -> Section {
         let mut s = Section::new("method", "Method");
-        let load = self.rows.iter().any(|r| r.protocol.is_some());
+        let load = self.rows.iter().any(|r| r.transport.is_some());
         let mut text = Text::plain(format!("Each scenario ran {} times (profile ", self.run.repeats))
             .and_code(self.run.profile.as_str())
             .and(
@@ -126,7 +126,7 @@ impl Report {
         let mut unknown: Vec<&str> = self
             .rows
             .iter()
-            .filter(|r| r.protocol.is_none() && !LABS.iter().any(|l| l.id() == r.lab))
+            .filter(|r| r.transport.is_none() && !LABS.iter().any(|l| l.id() == r.lab))
             .map(|r| r.lab.as_str())
             .collect();
         unknown.dedup();

@@ -13,8 +13,9 @@ use crate::table::{Badge, Csv, Table, Text};
 pub trait Lab: Sync {
     /// The lab's id.
     fn id(&self) -> &'static str;
-    /// The lab's section from its rows (never empty), in the order they ran.
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Section;
+    /// The lab's section from its rows (never empty), in the order they ran; `None` when none of
+    /// them is one the section shows (a lab's load rows are in the scenarios table already).
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section>;
 }
 
 /// What a lab may need to know about the run beside its rows.

@@ -27,6 +27,13 @@ pub enum Command {
     Report {
         /// A results directory (results/<timestamp>-<suite>).
         dir: PathBuf,
+        /// Print the report's Markdown instead of writing files (without charts).
+        #[arg(long)]
+        markdown: bool,
+        /// With --markdown, only this section (by id: claims-section, scenarios-section, a lab's
+        /// section such as restcache or wasm, ...); repeat for several.
+        #[arg(long, value_name = "ID", requires = "markdown")]
+        section: Vec<String>,
     },
     /// Per-scenario ratios of run B over run A, with confidence intervals.
     Compare { a: PathBuf, b: PathBuf },

@@ -42,7 +42,11 @@ fn main() {
             run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
         }
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
-        cli::Command::Report { dir } => wirebench_report::render(&dir)
+        cli::Command::Report { dir, markdown: true, section } => wirebench_report::markdown(&dir, &section)
+            .map(|md| print!("{md}"))
+            .map_err(anyhow::Error::from)
+            .map(|()| EXIT_OK),
+        cli::Command::Report { dir, .. } => wirebench_report::render(&dir)
             .map(|r| {
                 for w in &r.warnings {
                     eprintln!("wirebench: {} {}", w.title, w.detail);

@@ -22,7 +22,12 @@ impl Lab for FormatsLab {
         "formats"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Section {
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
+        // The harness's rows; load rows of the lab are in the scenarios table.
+        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
+        if rows.is_empty() {
+            return None;
+        }
         let f = Formats::of(rows.iter().map(|s| (*s).clone()));
         let mut s = Section::new("formats-section", "Formats");
         s.push(Block::Table(f.table(run.repeats)));
@@ -46,7 +51,7 @@ impl Lab for FormatsLab {
         s.push(Block::Chart(f.chart_times()));
         s.push(Block::Chart(f.chart_sizes()));
         s.csv.push(f.csv());
-        s
+        Some(s)
     }
 }
 

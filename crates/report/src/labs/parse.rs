@@ -21,7 +21,12 @@ impl Lab for ParseLab {
         "parse"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Section {
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
+        // The harness's rows; load rows of the lab are in the scenarios table.
+        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
+        if rows.is_empty() {
+            return None;
+        }
         let p = Parse::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("parse", "Decoding: JSON vs BSON");
         s.push(Block::Table(p.table()));
@@ -29,7 +34,7 @@ impl Lab for ParseLab {
         s.push(Block::Chart(p.chart_by_n()));
         s.push(Block::Chart(p.chart_io()));
         s.csv.push(p.csv());
-        s
+        Some(s)
     }
 }
 

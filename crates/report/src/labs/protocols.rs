@@ -18,11 +18,14 @@ impl Lab for ProtocolsLab {
         "protocols"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Section {
-        let rows: Vec<Row> = rows.iter().filter(|s| s.protocol.is_some()).map(|s| Row::of(s)).collect();
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
+        let rows: Vec<Row> = rows.iter().filter(|s| s.transport.is_some()).map(|s| Row::of(s)).collect();
+        if rows.is_empty() {
+            return None;
+        }
         let mut s = Section::new("protocols", "Protocols: 1 KB vs 1 MB responses");
         s.push(Block::Chart(payload_chart(&rows)));
-        s
+        Some(s)
     }
 }
 

@@ -21,7 +21,12 @@ impl Lab for RealtimeLab {
         "realtime"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Section {
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
+        // The harness's rows; load rows of the lab are in the scenarios table.
+        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
+        if rows.is_empty() {
+            return None;
+        }
         let rt = Realtime::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("realtime", "WebSocket vs HTTP: time for N messages");
         if let Some(browser) = rt.rows.iter().find_map(|r| r.runtime()) {
@@ -36,7 +41,7 @@ impl Lab for RealtimeLab {
             s.push(Block::Chart(chart));
         }
         s.csv.push(rt.csv());
-        s
+        Some(s)
     }
 }
 

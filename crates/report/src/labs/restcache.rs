@@ -20,15 +20,18 @@ impl Lab for RestCacheLab {
         "restcache"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Section {
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
         let rc = RestCache::of(rows);
+        if rc.cases.is_empty() {
+            return None;
+        }
         let mut s = Section::new("restcache", "REST service study: every case per implementation");
         for t in rc.case_tables().into_iter().chain(rc.resources_table()) {
             s.push(Block::Table(t));
         }
         s.para(Para::Small, NOTE);
         s.csv.push(rc.csv());
-        s
+        Some(s)
     }
 }
 

@@ -19,7 +19,12 @@ impl Lab for WasmLab {
         "wasm"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Section {
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
+        // The harness's rows; load rows of the lab are in the scenarios table.
+        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
+        if rows.is_empty() {
+            return None;
+        }
         let w = Wasm::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("wasm", "WebAssembly vs JavaScript: kernel time");
         if let Some(browser) = w.rows.iter().find_map(|r| r.runtime()) {
@@ -35,7 +40,7 @@ impl Lab for WasmLab {
         s.para(Para::Small, NOTE);
         s.push(Block::Chart(w.chart()));
         s.csv.push(w.csv());
-        s
+        Some(s)
     }
 }
 
