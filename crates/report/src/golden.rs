@@ -11,7 +11,7 @@ use crate::fixture;
 /// Writes a fixture run into a directory.
 type Write = fn(&Path);
 
-/// Every fixture run and how to write it.
+/// Every synthetic fixture run and how to write it; their charts are compared too.
 const FIXTURES: &[(&str, Write)] = &[
     ("every-lab", fixture::every_lab),
     ("standard", fixture::standard),
@@ -19,19 +19,35 @@ const FIXTURES: &[(&str, Write)] = &[
     ("mixed", fixture::mixed),
 ];
 
-fn golden_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata/golden").join(name)
+/// Real runs of every suite at the smoke profile (`testdata/runs/<suite>/`: run.json and
+/// measurements.jsonl as the runner wrote them), so that every lab's report is pinned on rows
+/// its harnesses and servers really print. Their charts are left out of the comparison (the
+/// synthetic runs pin every chart kind; these would add a megabyte of SVG).
+const RUNS: &[&str] = &["protocols", "formats", "parse", "realtime", "wasm", "restcache", "smoke"];
+
+fn testdata(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src/testdata").join(path)
 }
 
-/// The files a render wrote, relative to the run's directory, inputs left out.
-fn outputs(dir: &Path) -> Vec<PathBuf> {
+/// Copies the committed run `suite` into `dir`.
+fn copy_run(suite: &str, dir: &Path) {
+    for f in ["run.json", "measurements.jsonl"] {
+        std::fs::copy(testdata(&format!("runs/{suite}/{f}")), dir.join(f)).unwrap();
+    }
+}
+
+/// The files a render wrote, relative to the run's directory, inputs left out (and charts unless
+/// `charts`).
+fn outputs(dir: &Path, charts: bool) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d).unwrap() {
             let p = e.unwrap().path();
             if p.is_dir() {
-                stack.push(p);
+                if charts {
+                    stack.push(p);
+                }
             } else if !["run.json", "measurements.jsonl", crate::HTML_FILE]
                 .contains(&p.file_name().unwrap().to_str().unwrap())
             {
@@ -47,12 +63,19 @@ fn outputs(dir: &Path) -> Vec<PathBuf> {
 fn golden_outputs_are_unchanged() {
     let bless = std::env::var_os("WIREBENCH_BLESS").is_some();
     let mut stale = Vec::new();
-    for (name, write) in FIXTURES {
+    let synthetic = FIXTURES.iter().map(|&(name, write)| (name.to_string(), write, true));
+    let real = RUNS.iter().map(|&suite| (format!("run-{suite}"), None, false));
+    let all = synthetic.map(|(n, w, c)| (n, Some(w), c)).chain(real);
+    for (name, write, charts) in all {
         let tmp = tempfile::tempdir().unwrap();
-        write(tmp.path());
+        match write {
+            Some(write) => write(tmp.path()),
+            None => copy_run(name.trim_start_matches("run-"), tmp.path()),
+        }
         crate::render(tmp.path()).unwrap();
-        let golden = golden_dir(name);
-        let (ours, theirs) = (outputs(tmp.path()), if golden.is_dir() { outputs(&golden) } else { vec![] });
+        let golden = testdata(&format!("golden/{name}"));
+        let theirs = if golden.is_dir() { outputs(&golden, charts) } else { vec![] };
+        let ours = outputs(tmp.path(), charts);
         if bless {
             let _ = std::fs::remove_dir_all(&golden);
             for f in &ours {

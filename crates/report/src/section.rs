@@ -18,6 +18,13 @@ pub trait Lab: Sync {
     fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section>;
 }
 
+/// The rows a harness wrote among a lab's `rows` (the load engine's rows of the lab are in the
+/// scenarios table already), or `None` when there are none.
+pub fn harness_rows<'a>(rows: &[&'a ScenarioSummary]) -> Option<Vec<&'a ScenarioSummary>> {
+    let harness: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
+    (!harness.is_empty()).then_some(harness)
+}
+
 /// What a lab may need to know about the run beside its rows.
 #[derive(Debug, Clone, Copy)]
 pub struct Run {

@@ -10,7 +10,7 @@ use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::load::{flags_cell, FAILED};
 use crate::numbers::{self, NONE};
-use crate::section::{Block, Lab, Para, Run, Section};
+use crate::section::{harness_rows, Block, Lab, Para, Run, Section};
 use crate::table::{self, ci_hi, ci_lo, error, median, param, raw, Badge, Cell, Column, Csv, Field, Text};
 use published::Published;
 
@@ -23,11 +23,7 @@ impl Lab for FormatsLab {
     }
 
     fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
-        // The harness's rows; load rows of the lab are in the scenarios table.
-        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
-        if rows.is_empty() {
-            return None;
-        }
+        let rows = harness_rows(rows)?;
         let f = Formats::of(rows.iter().map(|s| (*s).clone()));
         let mut s = Section::new("formats-section", "Formats");
         s.push(Block::Table(f.table(run.repeats)));

@@ -10,7 +10,7 @@ use crate::charts::lines::{self, Line, Lines};
 use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
-use crate::section::{Block, Lab, Para, Run, Section};
+use crate::section::{harness_rows, Block, Lab, Para, Run, Section};
 use crate::table::{self, ci_hi, ci_lo, error, median, param, Cell, Column, Csv, Field, Text};
 
 /// The lab.
@@ -22,11 +22,7 @@ impl Lab for ParseLab {
     }
 
     fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
-        // The harness's rows; load rows of the lab are in the scenarios table.
-        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
-        if rows.is_empty() {
-            return None;
-        }
+        let rows = harness_rows(rows)?;
         let p = Parse::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("parse", "Decoding: JSON vs BSON");
         s.push(Block::Table(p.table()));

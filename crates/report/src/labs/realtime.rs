@@ -10,7 +10,7 @@ use crate::charts::lines::{self, Lines};
 use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
-use crate::section::{Block, Lab, Para, Run, Section};
+use crate::section::{harness_rows, Block, Lab, Para, Run, Section};
 use crate::table::{self, error, param, raw, Cell, Column, Csv, Field, Text};
 
 /// The lab.
@@ -22,11 +22,7 @@ impl Lab for RealtimeLab {
     }
 
     fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
-        // The harness's rows; load rows of the lab are in the scenarios table.
-        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
-        if rows.is_empty() {
-            return None;
-        }
+        let rows = harness_rows(rows)?;
         let rt = Realtime::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("realtime", "WebSocket vs HTTP: time for N messages");
         if let Some(browser) = rt.rows.iter().find_map(|r| r.runtime()) {

@@ -8,7 +8,7 @@ use wirebench_core::stats::Summary;
 use crate::charts::panels::{self, Axis, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
-use crate::section::{Block, Lab, Para, Run, Section};
+use crate::section::{harness_rows, Block, Lab, Para, Run, Section};
 use crate::table::{self, ci_hi, ci_lo, error, median, param, raw, Cell, Column, Csv, Field, Text};
 
 /// The lab.
@@ -20,11 +20,7 @@ impl Lab for WasmLab {
     }
 
     fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
-        // The harness's rows; load rows of the lab are in the scenarios table.
-        let rows: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.transport.is_none()).collect();
-        if rows.is_empty() {
-            return None;
-        }
+        let rows = harness_rows(rows)?;
         let w = Wasm::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("wasm", "WebAssembly vs JavaScript: kernel time");
         if let Some(browser) = w.rows.iter().find_map(|r| r.runtime()) {
