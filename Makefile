@@ -15,7 +15,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web kernels-reference bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -52,10 +52,10 @@ build-restcache: ## Build the REST service study's Go server and its Java servle
 	$(RESTCACHE_JAVA)/build.sh
 
 build-wasm: ## Build the wasm lab's WebAssembly module (plain and SIMD) and its JS glue; installs the wasm32 target and wasm-bindgen-cli
-	subjects/kernels/build-wasm.sh
+	subjects/wasm/build-wasm.sh
 
-kernels-reference: ## Regenerate the wasm lab's native reference results (subjects/kernels/reference.json)
-	$(CARGO) run --release --locked -p kernels --bin kernels-native -- reference > subjects/kernels/reference.json
+wasm-reference: ## Regenerate the wasm lab's native reference results (subjects/wasm/reference.json)
+	$(CARGO) run --release --locked -p wasm-kernels --bin wasm-kernels-native -- reference > subjects/wasm/reference.json
 
 build-web: setup-web build-wasm ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
 	cd web && npm run --silent build
@@ -119,8 +119,8 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	@# The wasm lab's module is compiled only for wasm32: lint it there too, when the target is installed.
 	@if rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then \
-	  echo "cargo clippy --target wasm32-unknown-unknown -p kernels"; \
-	  CARGO_TARGET_DIR=target/wasm-plain $(CARGO) clippy --locked --target wasm32-unknown-unknown -p kernels --lib -- -D warnings; fi
+	  echo "cargo clippy --target wasm32-unknown-unknown -p wasm-kernels"; \
+	  CARGO_TARGET_DIR=target/wasm-plain $(CARGO) clippy --locked --target wasm32-unknown-unknown -p wasm-kernels --lib -- -D warnings; fi
 	cd web && npx tsc --noEmit
 	@cd $(FORMATS_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
 	cd $(FORMATS_GO) && go vet ./...

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 CARGO=${CARGO:-cargo}
 # The crate pins wasm-bindgen exactly; the CLI must be that version.
-VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"$/\1/p' subjects/kernels/rust/Cargo.toml)
+VERSION=$(sed -n 's/^wasm-bindgen = "=\(.*\)"$/\1/p' subjects/wasm/rust/Cargo.toml)
 OUT=web/pages/wasm/pkg
 TARGET=wasm32-unknown-unknown
 
@@ -37,7 +37,9 @@ for build in plain simd; do
   [ "$build" = simd ] && flags="-C target-feature=+simd128"
   # Its own target directory per build: the flags differ, and so would every cached artifact.
   RUSTFLAGS="$flags" CARGO_TARGET_DIR="target/wasm-$build" \
-    "$CARGO" build --release --locked --quiet --target "$TARGET" -p kernels --lib
-  "$BINDGEN" --target web --out-name kernels --out-dir "$OUT/$build" \
-    "target/wasm-$build/$TARGET/release/kernels.wasm"
+    "$CARGO" build --release --locked --quiet --target "$TARGET" -p wasm-kernels --lib
+  # The glue takes the crate's lib name (wasm_kernels.js, wasm_kernels_bg.wasm), in a fresh
+  # directory: no file of an older build or name stays behind for the page's import glob.
+  rm -rf "${OUT:?}/$build"
+  "$BINDGEN" --target web --out-dir "$OUT/$build" "target/wasm-$build/$TARGET/release/wasm_kernels.wasm"
 done

@@ -7,8 +7,8 @@ mod common;
 
 #[test]
 fn wasm_lab_smoke_verifies_and_times_every_kernel_in_chromium() {
-    common::assert_built(&["web/dist/wasm/index.html", "target/release/kernels-native"]);
-    if !common::workspace().join("web/pages/wasm/pkg/plain/kernels.js").exists() {
+    common::assert_built(&["web/dist/wasm/index.html", "target/release/wasm-kernels-native"]);
+    if !common::workspace().join("web/pages/wasm/pkg/plain/wasm_kernels.js").exists() {
         // build-wasm.sh said why in one line; the rest of the project is tested without it.
         let target = std::process::Command::new("rustup").args(["target", "list", "--installed"]).output();
         let installed = target.map(|o| String::from_utf8_lossy(&o.stdout).contains("wasm32-unknown-unknown"));
@@ -43,7 +43,7 @@ fn wasm_lab_smoke_verifies_and_times_every_kernel_in_chromium() {
     // Every row recorded its result; each kernel's agrees across languages and ways (the page
     // and the native harness refused to time one that did not match reference.json).
     let reference: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(common::workspace().join("subjects/kernels/reference.json")).unwrap(),
+        &std::fs::read_to_string(common::workspace().join("subjects/wasm/reference.json")).unwrap(),
     )
     .unwrap();
     for r in &rows {

@@ -130,7 +130,7 @@ export function filter(name: Filter, data: Uint8ClampedArray, width: number, hei
   else blur(data, width, height, BLUR_RADIUS);
 }
 
-/** FNV-1a, 32 bits, over an image's bytes (as `kernels::checksum`). */
+/** FNV-1a, 32 bits, over an image's bytes (as `wasm_kernels::checksum`). */
 export function checksum(data: ArrayLike<number>): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < data.length; i++) h = Math.imul(h ^ data[i], 0x01000193);

@@ -1,6 +1,6 @@
 // The WebAssembly-vs-JavaScript lab (section 5.10 of "Ways to optimize web applications"): the
-// study's Canvas filters and Web Worker kernels, hand-written JS (subjects/kernels/js) beside
-// Rust compiled to wasm32 (subjects/kernels/rust, wasm-bindgen), run in this page or in a Web
+// study's Canvas filters and Web Worker kernels, hand-written JS (subjects/wasm/js) beside
+// Rust compiled to wasm32 (subjects/wasm/rust, wasm-bindgen), run in this page or in a Web
 // Worker. Shared by the page (main.ts) and its worker (worker.ts).
 //
 // How a wasm kernel meets its data is the variable the study did not hold still:
@@ -11,10 +11,10 @@
 //   (copy_in_ms, copy_out_ms) and the timer holds the kernel alone. `wasm-simd-buffer`: the
 //   same, from the build with the simd128 target feature.
 // Each call starts from a fresh copy of the input (outside the timer), and its result is
-// compared with the native reference (subjects/kernels/reference.json) before any time counts.
+// compared with the native reference (subjects/wasm/reference.json) before any time counts.
 
-import * as js from "../../../subjects/kernels/js/kernels.js";
-import reference from "../../../subjects/kernels/reference.json";
+import * as js from "../../../subjects/wasm/js/kernels.js";
+import reference from "../../../subjects/wasm/reference.json";
 
 export const FILTERS = js.FILTERS;
 export const WORKER_KERNELS = ["small", "large"] as const;
@@ -25,7 +25,7 @@ export const IMPLS = ["js", "wasm", "wasm-buffer", "wasm-simd-buffer"] as const;
 export type Impl = (typeof IMPLS)[number];
 export type Thread = "main" | "worker";
 
-/** The wasm-bindgen module's exports this lab calls (../../../subjects/kernels/rust/src/wasm.rs). */
+/** The wasm-bindgen module's exports this lab calls (../../../subjects/wasm/rust/src/wasm.rs). */
 export interface WasmKernels {
   default: (input?: unknown) => Promise<{ memory: WebAssembly.Memory }>;
   grayscale(data: Uint8Array): void;
@@ -39,7 +39,7 @@ export interface WasmKernels {
 }
 
 /** The two builds, `plain` and `simd` (web/pages/wasm/pkg/<build>/, made by `make build-wasm`). */
-const builds = import.meta.glob<WasmKernels>("./pkg/*/kernels.js");
+const builds = import.meta.glob<WasmKernels>("./pkg/*/wasm_kernels.js");
 
 export interface Loaded {
   module: WasmKernels;
@@ -52,7 +52,7 @@ const loaded = new Map<string, Promise<Loaded>>();
 export function load(build: "plain" | "simd"): Promise<Loaded> {
   let l = loaded.get(build);
   if (!l) {
-    const importer = builds[`./pkg/${build}/kernels.js`];
+    const importer = builds[`./pkg/${build}/wasm_kernels.js`];
     l = importer
       ? importer().then(async (module) => ({ module, memory: (await module.default()).memory }))
       : Promise.reject(new Error(`the ${build} wasm module is not built: run \`make build-wasm\` (needs the wasm32-unknown-unknown target)`));
@@ -61,7 +61,7 @@ export function load(build: "plain" | "simd"): Promise<Loaded> {
   return l;
 }
 
-/** Input sizes by profile, as `kernels::Sizes`. */
+/** Input sizes by profile, as `wasm_kernels::Sizes`. */
 export interface Sizes {
   width: number;
   height: number;
@@ -208,7 +208,7 @@ export function line(runId: string, runtime: string, row: Row, s: Sizes, repeat:
   } else params["len"] = s.len;
   if (row.impl !== "js") params["crossing"] = row.impl === "wasm" ? (isFilter(row.kernel) ? "copy-per-call" : "per-element") : "buffer";
   if (row.impl !== "js") params["simd"] = row.impl === "wasm-simd-buffer";
-  const base = { schema_version: 1, run_id: runId, suite: "wasm", scenario: rowId(row), subject: "kernels", lang: row.impl === "js" ? "ts" : "rust", params, repeat };
+  const base = { schema_version: 1, run_id: runId, suite: "wasm", scenario: rowId(row), subject: "wasm-kernels", lang: row.impl === "js" ? "ts" : "rust", params, repeat };
   if (result instanceof Error) return { ...base, repeat: 0, status: "failed", error: result.message, metrics: {} };
   const metrics: Record<string, number> = { duration_s: result.kernel_ms / 1000, kernel_ms: result.kernel_ms, result: result.result };
   for (const k of ["copy_in_ms", "copy_out_ms", "roundtrip_ms"] as const) if (result[k] !== undefined) metrics[k] = result[k];

@@ -2,7 +2,7 @@
 // the time; driven (`?auto=1`, by web/harness/browser.mjs), every row of the profile, verified
 // first, then timed in a shuffled order per repeat, each result a measurement line.
 
-import * as js from "../../../subjects/kernels/js/kernels.js";
+import * as js from "../../../subjects/wasm/js/kernels.js";
 import { order, settle, showResult } from "../shared/harness.js";
 import { check, isFilter, line, rowId, rows, runHere, sizes } from "./lab.js";
 import type { Row, Sizes, Timing, WorkerAnswer } from "./lab.js";

@@ -3,8 +3,8 @@
 //! `Float64Array` (Listings 5.11 and 5.12), plus the inputs every build starts from and the
 //! checksums every build must reproduce before its time counts.
 //!
-//! The same source builds natively (the reference rows, `kernels-native`) and to wasm32
-//! (`wasm.rs`, the page's module). `subjects/kernels/js/kernels.ts` is the hand-written
+//! The same source builds natively (the reference rows, `wasm-kernels-native`) and to wasm32
+//! (`wasm.rs`, the page's module). `subjects/wasm/js/kernels.ts` is the hand-written
 //! JavaScript; `reference.json` holds this crate's checksums for the page to compare with.
 
 #[cfg(target_arch = "wasm32")]

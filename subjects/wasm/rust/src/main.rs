@@ -1,9 +1,9 @@
-//! `kernels-native`: the wasm lab's native reference rows and its checksums.
+//! `wasm-kernels-native`: the wasm lab's native reference rows and its checksums.
 //!
-//! - `kernels-native --profile quick --repeats R --run-id ID` times every kernel natively (the
+//! - `wasm-kernels-native --profile quick --repeats R --run-id ID` times every kernel natively (the
 //!   physical reference rows beside the browser's), one measurement line per kernel per repeat;
-//! - `kernels-native reference` prints the checksums every build must reproduce, per profile
-//!   (`subjects/kernels/reference.json`; `--check FILE` fails when that file is stale).
+//! - `wasm-kernels-native reference` prints the checksums every build must reproduce, per profile
+//!   (`subjects/wasm/reference.json`; `--check FILE` fails when that file is stale).
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -20,7 +20,7 @@ fn main() {}
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use super::*;
-    use kernels::{Sizes, FILTERS, WORKER_KERNELS};
+    use wasm_kernels::{Sizes, FILTERS, WORKER_KERNELS};
     use wirebench_core::schema::{Measurement, Metrics, Status, SCHEMA_VERSION};
 
     pub fn main() -> ExitCode {
@@ -28,7 +28,7 @@ mod native {
         match run(&args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("kernels-native: {e:#}");
+                eprintln!("wasm-kernels-native: {e:#}");
                 ExitCode::from(2)
             }
         }
@@ -51,7 +51,7 @@ mod native {
                 }
                 Some(path) => {
                     let committed = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{path}: {e}"))?;
-                    anyhow::ensure!(committed == text, "{path} is stale: run `make kernels-reference`");
+                    anyhow::ensure!(committed == text, "{path} is stale: run `make wasm-reference`");
                     Ok(())
                 }
             };
@@ -59,7 +59,7 @@ mod native {
         if let Some(unknown) =
             args.iter().step_by(2).find(|a| !["--profile", "--repeats", "--run-id"].contains(&a.as_str()))
         {
-            anyhow::bail!("unknown argument `{unknown}`; usage: kernels-native [reference [--check FILE]] | --profile P --repeats R --run-id ID");
+            anyhow::bail!("unknown argument `{unknown}`; usage: wasm-kernels-native [reference [--check FILE]] | --profile P --repeats R --run-id ID");
         }
         let profile = value(args, "--profile")?.unwrap_or("quick");
         let sizes = Sizes::of(profile)
@@ -69,9 +69,9 @@ mod native {
             .parse()
             .map_err(|_| anyhow::anyhow!("--repeats is not a count"))?;
         let run_id = value(args, "--run-id")?.unwrap_or("").to_string();
-        let reference = kernels::checksums(&sizes);
-        let image = kernels::image(sizes.width, sizes.height);
-        let array = kernels::array(sizes.len);
+        let reference = wasm_kernels::checksums(&sizes);
+        let image = wasm_kernels::image(sizes.width, sizes.height);
+        let array = wasm_kernels::array(sizes.len);
         let mut out = std::io::stdout().lock();
         let kernels: Vec<&str> = FILTERS.iter().chain(WORKER_KERNELS.iter()).copied().collect();
         for repeat in 0..=repeats {
@@ -80,15 +80,15 @@ mod native {
                 let mut data = image.clone();
                 let start = Instant::now();
                 let sum = match kernel {
-                    "small" => Some(kernels::small(std::hint::black_box(&array))),
-                    "large" => Some(kernels::large(std::hint::black_box(&array))),
+                    "small" => Some(wasm_kernels::small(std::hint::black_box(&array))),
+                    "large" => Some(wasm_kernels::large(std::hint::black_box(&array))),
                     filter => {
-                        kernels::filter(filter, std::hint::black_box(&mut data), sizes.width, sizes.height);
+                        wasm_kernels::filter(filter, std::hint::black_box(&mut data), sizes.width, sizes.height);
                         None
                     }
                 };
                 let elapsed = start.elapsed().as_secs_f64();
-                let value = sum.unwrap_or_else(|| f64::from(kernels::checksum(&data)));
+                let value = sum.unwrap_or_else(|| f64::from(wasm_kernels::checksum(&data)));
                 let want = reference[kernel];
                 let checked =
                     if FILTERS.contains(&kernel) { value == want } else { (value - want).abs() <= 1e-9 * want.abs() };
@@ -105,7 +105,7 @@ mod native {
         Ok(())
     }
 
-    /// The checksums of every profile, as `subjects/kernels/reference.json` holds them.
+    /// The checksums of every profile, as `subjects/wasm/reference.json` holds them.
     fn reference() -> serde_json::Value {
         let mut computed: Vec<(Sizes, serde_json::Value)> = Vec::new();
         let profiles = ["smoke", "quick", "full"].map(|p| {
@@ -113,7 +113,7 @@ mod native {
             let results = match computed.iter().find(|(s, _)| *s == sizes) {
                 Some((_, r)) => r.clone(),
                 None => {
-                    let r = serde_json::json!(kernels::checksums(&sizes));
+                    let r = serde_json::json!(wasm_kernels::checksums(&sizes));
                     computed.push((sizes, r.clone()));
                     r
                 }
@@ -136,9 +136,9 @@ mod native {
             p.insert("width".into(), sizes.width.into());
             p.insert("height".into(), sizes.height.into());
             match kernel {
-                "brightness" => p.insert("amount".into(), kernels::BRIGHTNESS.into()),
-                "contrast" => p.insert("factor".into(), f64::from(kernels::CONTRAST).into()),
-                "blur" => p.insert("radius".into(), kernels::BLUR_RADIUS.into()),
+                "brightness" => p.insert("amount".into(), wasm_kernels::BRIGHTNESS.into()),
+                "contrast" => p.insert("factor".into(), f64::from(wasm_kernels::CONTRAST).into()),
+                "blur" => p.insert("radius".into(), wasm_kernels::BLUR_RADIUS.into()),
                 _ => None,
             };
         } else {
@@ -170,7 +170,7 @@ mod native {
             run_id: run_id.into(),
             suite: "wasm".into(),
             scenario: format!("{kernel}-native"),
-            subject: "kernels-native".into(),
+            subject: "wasm-kernels-native".into(),
             lang: "rust".into(),
             // The runner stamps the lab from the suite; a harness row has no load transport.
             lab: None,

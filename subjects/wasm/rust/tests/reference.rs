@@ -3,7 +3,7 @@
 
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_kernels-native");
+const BIN: &str = env!("CARGO_BIN_EXE_wasm-kernels-native");
 
 #[test]
 fn committed_reference_is_up_to_date() {
@@ -33,6 +33,6 @@ fn bad_arguments_get_one_line_and_exit_2() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("kernels-native: "));
+        assert!(err.starts_with("wasm-kernels-native: "));
     }
 }
