@@ -15,7 +15,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -139,6 +139,9 @@ FUZZ_SECONDS ?= 60
 fuzz: ## Fuzz every Rust decoder for FUZZ_SECONDS each (nightly + cargo-fuzz; not in CI)
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
 	subjects/formats/rust/fuzz/run $(FUZZ_SECONDS)
+
+docs: ## Regenerate the documents' generated blocks (numbers from docs/labs/results/) after a run is committed there
+	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench --locked --test docs
 
 schemas: ## Regenerate schemas/*.json from the Rust types
 	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date

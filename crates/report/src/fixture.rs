@@ -629,7 +629,7 @@ pub fn wasm_line(kernel: &str, way: &str, thread: &str, repeat: u32, ms: f64) ->
     let id = format!("{kernel}-{way}{}", if thread == "worker" { "-worker" } else { "" });
     let copies = if way.ends_with("buffer") { r#","copy_in_ms":2.5,"copy_out_ms":2.5"# } else { "" };
     format!(
-        r#"{{"schema_version":1,"run_id":"r","suite":"wasm","lab":"wasm","scenario":"{id}","subject":"kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
+        r#"{{"schema_version":1,"run_id":"r","suite":"wasm","lab":"wasm","scenario":"{id}","subject":"wasm-kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
         s = ms / 1e3
     )
 }

@@ -1,0 +1,116 @@
+//! The documents' numbers regenerate: every block between
+//! `<!-- wirebench report DIR --markdown [--section ID]… -->` and `<!-- end of wirebench report -->`
+//! in README.md and docs/ must be what that command prints for the committed results directory.
+//! `make docs` (WIREBENCH_BLESS=1) writes the blocks anew; otherwise a stale block fails the test
+//! (rust_serialization_benchmark's regenerate-then-`git diff --exit-code`, as a test).
+
+use std::path::{Path, PathBuf};
+
+const OPEN: &str = "<!-- wirebench report ";
+const CLOSE: &str = "<!-- end of wirebench report -->";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// README.md and every Markdown file under docs/.
+fn documents(root: &Path) -> Vec<PathBuf> {
+    let mut out = vec![root.join("README.md")];
+    let mut stack = vec![root.join("docs")];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The directory and sections an opening line asks for.
+fn command(line: &str, doc: &Path) -> (PathBuf, Vec<String>) {
+    let args: Vec<&str> = line.trim_start_matches(OPEN).trim_end_matches("-->").split_whitespace().collect();
+    let (dir, flags) = args.split_first().unwrap_or_else(|| panic!("{}: `{line}` names no directory", doc.display()));
+    assert_eq!(flags.first(), Some(&"--markdown"), "{}: `{line}`: the block prints --markdown", doc.display());
+    let mut sections = Vec::new();
+    let mut rest = flags[1..].iter();
+    while let Some(flag) = rest.next() {
+        assert_eq!(*flag, "--section", "{}: `{line}`: unknown flag", doc.display());
+        sections.push(
+            rest.next().unwrap_or_else(|| panic!("{}: `{line}`: --section needs an id", doc.display())).to_string(),
+        );
+    }
+    (root().join(dir), sections)
+}
+
+/// `text` with every block filled in from its command.
+fn regenerate(text: &str, doc: &Path) -> String {
+    let mut out = String::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        if line.starts_with(OPEN) {
+            let (dir, sections) = command(line, doc);
+            let md = wirebench_report::markdown(&dir, &sections).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+            out.push('\n');
+            out.push_str(md.trim_end());
+            out.push_str("\n\n");
+            // Skip the old block up to its end marker.
+            loop {
+                let l = lines.next().unwrap_or_else(|| panic!("{}: `{line}` has no `{CLOSE}`", doc.display()));
+                if l == CLOSE {
+                    out.push_str(CLOSE);
+                    out.push('\n');
+                    break;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn generated_blocks_match_their_committed_results() {
+    let bless = std::env::var_os("WIREBENCH_BLESS").is_some();
+    let mut stale = Vec::new();
+    let mut blocks = 0;
+    for doc in documents(&root()) {
+        let text = std::fs::read_to_string(&doc).unwrap();
+        blocks += text.lines().filter(|l| l.starts_with(OPEN)).count();
+        let fresh = regenerate(&text, &doc);
+        if fresh != text {
+            if bless {
+                std::fs::write(&doc, fresh).unwrap();
+            } else {
+                stale.push(doc.strip_prefix(root()).unwrap().display().to_string());
+            }
+        }
+    }
+    assert!(blocks > 0, "no generated block found: the check checks nothing");
+    assert!(stale.is_empty(), "generated blocks are stale in {stale:?}: run `make docs` and commit the result");
+}
+
+#[test]
+fn a_block_is_what_the_command_prints() {
+    let doc = Path::new("example.md");
+    let dir = root().join("docs/labs/results");
+    let Some(run) = std::fs::read_dir(&dir).ok().and_then(|mut d| d.next()).map(|e| e.unwrap().path()) else {
+        panic!("{}: no committed results", dir.display());
+    };
+    let rel = run.strip_prefix(root()).unwrap().display().to_string();
+    let text = format!("# Title\n\n{OPEN}{rel} --markdown --section claims-section -->\nold\n{CLOSE}\ntail\n");
+    let fresh = regenerate(&text, doc);
+    let md = wirebench_report::markdown(&run, &["claims-section".to_string()]).unwrap();
+    assert_eq!(
+        fresh,
+        format!(
+            "# Title\n\n{OPEN}{rel} --markdown --section claims-section -->\n\n{}\n\n{CLOSE}\ntail\n",
+            md.trim_end()
+        )
+    );
+}
