@@ -2,9 +2,6 @@
 //! from microseconds to seconds, milliseconds, kilobytes and shares, intervals, ratios and metric
 //! values by metric id.
 
-use wirebench_core::claims::{Judged, Verdict};
-use wirebench_core::suite::{Claim, Op};
-
 /// Placeholder for a value that was not measured.
 pub const NONE: &str = "—";
 
@@ -135,44 +132,6 @@ pub fn metric_value(metric: &str, v: f64) -> String {
     }
 }
 
-/// Our value of a judged claim: a ratio (`2.00×`) when the claim divides two scenarios,
-/// otherwise the metric with its unit.
-pub fn claim_value(claim: &Claim, v: f64) -> String {
-    if claim.denominator.is_some() {
-        ratio(v)
-    } else {
-        metric_value(&claim.metric, v)
-    }
-}
-
-/// The measured expression a claim tests: `rps(a) / rps(b) > 1.5`, `p99_us(a) < 100 ms`.
-pub fn claim_expression(claim: &Claim) -> String {
-    let op = match claim.op {
-        Op::Greater => ">",
-        Op::Less => "<",
-    };
-    let m = &claim.metric;
-    let lhs = match (&claim.denominator, &claim.versus) {
-        (Some(d), Some(v)) => {
-            format!("({m}({}) / {m}({d})) / ({m}({}) / {m}({}))", claim.numerator, v.numerator, v.denominator)
-        }
-        (Some(d), None) => format!("{m}({}) / {m}({d})", claim.numerator),
-        (None, _) => format!("{m}({})", claim.numerator),
-    };
-    let threshold =
-        if claim.denominator.is_some() { sig3(claim.threshold) } else { claim_value(claim, claim.threshold) };
-    format!("{lhs} {op} {threshold}")
-}
-
-/// Why a claim got its verdict: the judge's reason, or what a clear verdict means.
-pub fn claim_reason(j: &Judged) -> &str {
-    j.reason.as_deref().unwrap_or(match j.verdict {
-        Verdict::Confirmed => "the whole interval satisfies the claim",
-        Verdict::Refuted => "the whole interval contradicts the claim",
-        Verdict::Inconclusive => "",
-    })
-}
-
 /// Where the subject and the load ran: `subject 0 · load 1`.
 pub fn pinning(cpus: &wirebench_core::schema::CpuSets) -> String {
     format!("subject {} · load {}", cpu_list(&cpus.subject), cpu_list(&cpus.load))
@@ -211,18 +170,6 @@ fn range_text(a: usize, b: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn claim_expressions_show_every_scenario_they_divide() {
-        let mut claim: Claim = serde_json::from_value(serde_json::json!({
-            "id": "c", "text": "t", "published": "p", "metric": "rps", "numerator": "a", "denominator": "b",
-            "versus": { "numerator": "c", "denominator": "d" }, "op": "<", "threshold": 1.0,
-        }))
-        .unwrap();
-        assert_eq!(claim_expression(&claim), "(rps(a) / rps(b)) / (rps(c) / rps(d)) < 1.00");
-        claim.versus = None;
-        assert_eq!(claim_expression(&claim), "rps(a) / rps(b) < 1.00");
-    }
 
     #[test]
     fn numbers_format_readably() {
