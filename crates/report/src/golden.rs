@@ -48,7 +48,7 @@ fn outputs(dir: &Path, charts: bool) -> Vec<PathBuf> {
                 if charts {
                     stack.push(p);
                 }
-            } else if !["run.json", "measurements.jsonl", crate::HTML_FILE]
+            } else if !["run.json", "measurements.jsonl", crate::HTML_FILE, crate::WRITTEN_FILE]
                 .contains(&p.file_name().unwrap().to_str().unwrap())
             {
                 out.push(p.strip_prefix(dir).unwrap().to_path_buf());

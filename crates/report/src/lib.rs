@@ -89,8 +89,8 @@ pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
         chart_files.push(write(&path, &format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}"))?);
     }
     // A table or chart not written now must not leave the previous render's file behind.
-    remove_stale(dir, "csv", &csv)?;
-    remove_stale(&chart_dir, "svg", &chart_files)?;
+    let written: Vec<PathBuf> = csv.iter().chain(&chart_files).cloned().collect();
+    remove_stale(dir, &written)?;
     Ok(Rendered {
         html,
         markdown,
@@ -142,20 +142,33 @@ fn draw_charts(sections: &mut [section::Section]) -> Result<Vec<(&'static str, S
     Ok(svgs)
 }
 
-/// Removes the files with extension `ext` in `dir` that this render did not write: the report
-/// owns every CSV of a results directory and every SVG of its charts folder.
-fn remove_stale(dir: &Path, ext: &str, written: &[PathBuf]) -> Result<(), ReportError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| write_error(dir, e))?;
-    for entry in entries {
-        let path = entry.map_err(|e| write_error(dir, e))?.path();
-        if path.extension().is_some_and(|e| e == ext) && !written.contains(&path) {
+/// The CSV and chart files a render wrote, relative to the results directory, one per line.
+pub const WRITTEN_FILE: &str = ".report-files";
+
+/// Removes the files the previous render listed in `WRITTEN_FILE` that this one did not write
+/// (`written`), and lists this render's. Only the report's own files go: a CSV or an image a user
+/// put beside the results stays.
+fn remove_stale(dir: &Path, written: &[PathBuf]) -> Result<(), ReportError> {
+    let list = dir.join(WRITTEN_FILE);
+    let before = std::fs::read_to_string(&list).unwrap_or_default();
+    // Only names this function could have written: a file, or one in the charts folder.
+    let ours = |rel: &Path| {
+        let parts: Vec<_> = rel.components().collect();
+        let normal = parts.iter().all(|c| matches!(c, std::path::Component::Normal(_)));
+        normal && (parts.len() == 1 || (parts.len() == 2 && rel.starts_with(CHARTS_DIR)))
+    };
+    for rel in before.lines().map(Path::new).filter(|rel| ours(rel)) {
+        let path = dir.join(rel);
+        if !written.contains(&path) {
             match std::fs::remove_file(&path) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(write_error(&path, e)),
                 _ => {}
             }
         }
     }
-    Ok(())
+    let names: Vec<String> =
+        written.iter().filter_map(|p| p.strip_prefix(dir).ok()).map(|rel| rel.display().to_string() + "\n").collect();
+    write(&list, &names.concat()).map(|_| ())
 }
 
 fn write(path: &Path, text: &str) -> Result<PathBuf, ReportError> {
@@ -344,6 +357,22 @@ mod tests {
         assert!(html.contains("Each scenario ran 3 times") && html.contains("Each serialization harness"));
         let md = read(&r.markdown);
         assert!(md.contains("\n## Scenarios\n") && md.contains("\n\n## Formats\n"), "{md}");
+    }
+
+    #[test]
+    fn files_a_user_put_beside_the_results_stay() {
+        let (dir, _) = rendered();
+        std::fs::write(dir.path().join("mine.csv"), "a,b\n").unwrap();
+        std::fs::write(dir.path().join(CHARTS_DIR).join("mine.svg"), "<svg/>").unwrap();
+        // A listed name outside the results directory is never touched.
+        let outside = tempfile::NamedTempFile::new().unwrap();
+        let list = read(&dir.path().join(WRITTEN_FILE));
+        std::fs::write(dir.path().join(WRITTEN_FILE), format!("{list}{}\n../x.csv\n", outside.path().display()))
+            .unwrap();
+        render(dir.path()).unwrap();
+        assert!(dir.path().join("mine.csv").exists() && dir.path().join(CHARTS_DIR).join("mine.svg").exists());
+        assert!(outside.path().exists());
+        assert!(read(&dir.path().join(WRITTEN_FILE)).lines().any(|l| l == "charts/rps.svg"));
     }
 
     #[test]

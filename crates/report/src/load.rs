@@ -771,6 +771,7 @@ mod tests {
         let stale = dir.path().join(CHARTS_DIR).join("payload.svg");
         std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
         std::fs::write(&stale, "from an earlier render").unwrap();
+        std::fs::write(dir.path().join(crate::WRITTEN_FILE), "charts/payload.svg\n").unwrap();
         let r = render(dir.path()).unwrap();
         assert!(!stale.exists(), "a skipped chart's old file is removed");
         let html = read(&r.html);
