@@ -242,7 +242,11 @@ pub type Field<R> = (&'static str, fn(&R) -> String);
 
 impl Csv {
     /// A line per row of `rows`, a field per column of `columns`.
-    pub fn of<'a, R: 'a>(name: &'static str, columns: &[Field<R>], rows: impl IntoIterator<Item = &'a R>) -> Csv {
+    pub fn of<'a, R: 'a, F: Fn(&R) -> String>(
+        name: &'static str,
+        columns: &[(&'static str, F)],
+        rows: impl IntoIterator<Item = &'a R>,
+    ) -> Csv {
         let lines = rows.into_iter().map(|r| columns.iter().map(|(_, value)| value(r)).collect()).collect();
         Csv { name, header: columns.iter().map(|&(c, _)| c).collect(), lines }
     }
