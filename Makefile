@@ -15,7 +15,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -35,21 +35,23 @@ setup-web:
 	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
 	@cd $(REALTIME) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
 
-build: build-formats build-parse build-restcache build-web ## Build the instrument and the subjects (release)
+build: setup build-wasm ## Build the instrument, every workspace binary the tests use, and what every suite needs (each language's tool skips what is current)
 	$(CARGO) build --release --workspace --locked
+	$(WIREBENCH) build
 
-build-formats: setup-web ## Build the formats lab's Go, Java and TypeScript harnesses
-	cd $(FORMATS_GO) && go build -o bin/formats-go .
-	cd $(FORMATS_TS) && npm run --silent build
-	cd $(FORMATS_JAVA) && $(MVN) package -DskipTests
+# The instrument itself; `wirebench build <suite>` then builds what that suite's rows need, from
+# the subjects' declarations (subjects/**/subject.toml) and the suites' harness rows.
+instrument:
+	$(CARGO) build --release --locked -p wirebench
 
-build-parse: ## Build the parse lab's Java server (installs formats-java into the local Maven repository first) and its unoptimised Rust server
-	subjects/parse/java/build.sh
-	$(CARGO) build --profile unoptimized -p parse-rust --locked
+build-formats: setup-web instrument ## Build the formats lab's Rust, Go, Java and TypeScript harnesses
+	$(WIREBENCH) build formats
 
-build-restcache: ## Build the REST service study's Go server and its Java servlet (Jetty and Tomcat launchers)
-	cd $(RESTCACHE_GO) && go build -o bin/restcache-go .
-	$(RESTCACHE_JAVA)/build.sh
+build-parse: setup-web build-wasm instrument ## Build the parse lab's servers (Java, Rust optimised and not) and its browser and Node pages
+	$(WIREBENCH) build parse
+
+build-restcache: instrument ## Build the REST service study's Go, Java (Jetty and Tomcat) and Rust servers and restcache-fill
+	$(WIREBENCH) build restcache
 
 build-wasm: ## Build the wasm lab's WebAssembly module (plain and SIMD) and its JS glue; installs the wasm32 target and wasm-bindgen-cli
 	subjects/wasm/build-wasm.sh
@@ -63,8 +65,10 @@ build-web: setup-web build-wasm ## Build the browser labs' pages (web/dist) and 
 parse-page: build ## The parse lab's browser page, by hand: both servers and the page on loopback; prints the URL
 	subjects/parse/serve-page.sh
 
-run: setup build ## Run the protocols suite (quick profile) and print the report's path
-	$(WIREBENCH) run protocols --profile quick --no-build
+run: ## Run the protocols suite (quick profile), building only what it needs, and print the report's path
+	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES=mosquitto
+	$(CARGO) build --release --locked -p wirebench
+	$(WIREBENCH) run protocols --profile quick
 
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
@@ -88,7 +92,6 @@ test-restcache: ## The REST service study's Go and Java servers' own tests (the 
 	cd $(RESTCACHE_JAVA) && $(MVN) test
 
 fuzz-restcache: build-restcache ## Fuzz every REST service implementation against its OpenAPI document (Schemathesis from PyPI, installed once; not in CI)
-	$(CARGO) build --release --locked -p restcache-rust
 	subjects/restcache/fuzz.sh
 
 test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, CLI (Go, Java, TypeScript)

@@ -1,7 +1,10 @@
 //! wirebench-core: suites, scenarios, the runner and subject supervisor, statistics, claims and
 //! the results schema shared by every part of wirebench.
 
+pub mod build;
 pub mod claims;
+#[cfg(test)]
+mod layers;
 pub mod machine;
 pub mod results;
 pub mod runner;

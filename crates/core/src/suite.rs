@@ -2,10 +2,12 @@
 //! Parsing turns any mistake into one line naming the file, the key and what is wrong.
 //! `[[matrix]]` tables are expanded into scenarios first (`matrix`).
 
+pub mod catalog;
 pub mod groups;
 mod matrix;
 mod services;
 
+pub use catalog::Catalog;
 pub use groups::{GroupSpec, Script};
 pub use services::{FileSpec, Placeholders, Ready, ServiceSpec};
 
@@ -53,6 +55,10 @@ pub struct Suite {
     /// filled in by `parse`, so errors name the matrix that made a row.
     #[serde(skip)]
     pub origins: Vec<String>,
+    /// The file that declares each subject and service taken from the catalog
+    /// (`subjects.rest-rust` → `subjects/protocols/rust/subject.toml`); filled in by `parse_with`.
+    #[serde(skip)]
+    pub sources: BTreeMap<String, String>,
 }
 
 /// A command that measures in its own process and prints one measurement JSON line per result
@@ -64,7 +70,7 @@ pub struct HarnessSpec {
     pub lang: String,
     pub command: Vec<String>,
     #[serde(default)]
-    pub build: Option<Vec<String>>,
+    pub build: Option<Build>,
     #[serde(default)]
     pub workdir: Option<String>,
     /// The harness is killed and its row failed after this long.
@@ -89,6 +95,24 @@ fn default_harness_timeout() -> f64 {
 
 fn default_profile() -> String {
     "quick".into()
+}
+
+/// How a subject or harness is built: one command (`["go", "build", "."]`) or several run in
+/// order (`[["./build.sh"], ["cargo", "build", ...]]`), each an argv run from its `workdir`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Build {
+    One(Vec<String>),
+    Steps(Vec<Vec<String>>),
+}
+
+impl Build {
+    pub fn steps(&self) -> Vec<&[String]> {
+        match self {
+            Build::One(argv) => vec![argv.as_slice()],
+            Build::Steps(steps) => steps.iter().map(Vec::as_slice).collect(),
+        }
+    }
 }
 
 /// How much work one run does: repeats and a scale on request counts and durations.
@@ -144,9 +168,10 @@ pub struct SubjectSpec {
     pub lang: String,
     /// argv of the subject, run directly (no shell) so it gets the runner's death signal.
     pub command: Vec<String>,
-    /// argv run once before the first start (e.g. `cargo build --release -p ...`).
+    /// What builds it (`cargo build --release -p ...`), run by `wirebench build` and before a
+    /// run; identical steps of several subjects run once.
     #[serde(default)]
-    pub build: Option<Vec<String>>,
+    pub build: Option<Build>,
     /// Commands run in order in its working directory each time before it starts, with its
     /// placeholders filled (a database filled with data); one that fails fails the subject.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -164,6 +189,10 @@ pub struct SubjectSpec {
     pub health: Health,
     #[serde(default = "default_ready_timeout")]
     pub ready_timeout_s: f64,
+    /// Subjects whose build must run before its own, by id: a tool its `setup` runs that another
+    /// subject's build makes (the REST study's `-filled` subjects run restcache-fill).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<String>,
     /// Services it needs, started before it; `{<service>.<port>}` in `command` and `env` is
     /// replaced by the service's port (`suite::services`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -356,6 +385,25 @@ pub enum Op {
     Less,
 }
 
+/// The load engine's drivers as a suite sees them (the load crate's registry implements it):
+/// their ids, and each one's check of a scenario's `params`.
+pub trait Drivers {
+    fn ids(&self) -> Vec<&str>;
+    /// `Err(message)` when `driver` would refuse these parameters.
+    fn check_params(&self, driver: &str, params: &BTreeMap<String, serde_json::Value>) -> Result<(), String>;
+}
+
+/// Ids alone, for tests: every parameter passes.
+impl Drivers for [&str] {
+    fn ids(&self) -> Vec<&str> {
+        self.to_vec()
+    }
+
+    fn check_params(&self, _: &str, _: &BTreeMap<String, serde_json::Value>) -> Result<(), String> {
+        Ok(())
+    }
+}
+
 /// A suite file that can't be used; `Display` is the one line a user sees.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -364,6 +412,9 @@ pub enum SuiteError {
     #[error("{file}: {key}: {message}")]
     Invalid { file: String, key: String, message: String },
 }
+
+/// Where a subject id is looked up, for the error that finds none.
+const WHERE_SUBJECTS: &str = "(in the suite or a subjects/**/subject.toml)";
 
 /// Metrics a claim may name, with where they come from.
 pub const CLAIM_METRICS: &[&str] = &[
@@ -387,33 +438,74 @@ pub const CLAIM_METRICS: &[&str] = &[
 ];
 
 impl Suite {
-    /// Reads and checks a suite file. `drivers` are the ids the load engine knows.
-    pub fn load(path: &Path, drivers: &[&str]) -> Result<Suite, SuiteError> {
+    /// Reads and checks a suite file, with the subjects and services declared under
+    /// `<root>/subjects` (`catalog`) and the load engine's `drivers`.
+    pub fn load(path: &Path, root: &Path, drivers: &dyn Drivers) -> Result<Suite, SuiteError> {
+        let catalog = Catalog::load(root)?;
+        Suite::load_with(path, root, &catalog, drivers)
+    }
+
+    /// `load` with a catalog already read (`wirebench build` and `list` read many suites).
+    pub fn load_with(path: &Path, root: &Path, catalog: &Catalog, drivers: &dyn Drivers) -> Result<Suite, SuiteError> {
         let file = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read { file: file.clone(), source })?;
-        let mut suite = Suite::parse(&text, &file)?;
+        let mut suite = Suite::parse_with(&text, &file, catalog)?;
         suite.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        suite.check(&file, drivers)?;
-        suite.attach_scripts(&file, Path::new("."))?;
+        suite.check(&file, &drivers.ids())?;
+        suite.check_params(&file, drivers)?;
+        suite.attach_scripts(&file, root)?;
         Ok(suite)
     }
 
-    /// Parses TOML text; errors carry the dotted path of the offending key.
+    /// Each scenario's `params` as its driver reads them, so a bad value is one line naming the
+    /// file and key before anything builds or starts.
+    pub fn check_params(&self, file: &str, drivers: &dyn Drivers) -> Result<(), SuiteError> {
+        for (i, sc) in self.scenarios.iter().enumerate() {
+            drivers.check_params(&sc.driver, &sc.params).map_err(|message| SuiteError::Invalid {
+                file: file.to_string(),
+                key: format!("{}.params", self.origin(i)),
+                message,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Parses TOML text that declares its own subjects; errors carry the dotted path of the
+    /// offending key.
     pub fn parse(text: &str, file: &str) -> Result<Suite, SuiteError> {
+        Suite::parse_with(text, file, &Catalog::default())
+    }
+
+    /// Parses TOML text whose scenarios and harnesses may name subjects of the catalog.
+    pub fn parse_with(text: &str, file: &str, catalog: &Catalog) -> Result<Suite, SuiteError> {
         let invalid = |key: String, message: String| SuiteError::Invalid { file: file.to_string(), key, message };
         let mut table: toml::Table =
             text.parse().map_err(|e: toml::de::Error| invalid(location(text, e.span()), one_line(e.message())))?;
         let origins = matrix::expand(&mut table).map_err(|(key, message)| invalid(key, message))?;
         merge_scenario_defaults(&mut table);
-        merge_subject_bases(&mut table).map_err(|(key, message)| invalid(key, message))?;
+        let mut sources = BTreeMap::new();
+        catalog.merge_into(&mut table, &mut sources).map_err(|(key, message)| invalid(key, message))?;
+        // A declared subject's or service's own mistake is reported in its file.
+        let blamed = |key: String, message: String| {
+            let (file, key) = blame(&key, &sources, file);
+            SuiteError::Invalid { file, key, message }
+        };
+        merge_subject_bases(&mut table).map_err(|(key, message)| blamed(key, message))?;
         let value = toml::Value::Table(table);
         let mut suite: Suite = serde_path_to_error::deserialize(value).map_err(|e| {
             let key = e.path().to_string();
             let key = if key == "." { "(top level)".into() } else { with_origin(&key, &origins) };
-            invalid(key, one_line(&e.inner().to_string()))
+            blamed(key, one_line(&e.inner().to_string()))
         })?;
         suite.origins = origins;
+        suite.sources = sources;
         Ok(suite)
+    }
+
+    /// The file that declares a subject (`subjects.<id>`) or service (`services.<id>`): its
+    /// `subject.toml` or service file, else the suite's own `file`.
+    pub fn source_of<'a>(&'a self, key: &str, file: &'a str) -> &'a str {
+        self.sources.get(key).map_or(file, String::as_str)
     }
 
     /// The lab of the suite's rows: its `lab`, else its name.
@@ -438,7 +530,10 @@ impl Suite {
 
     /// Cross-references that serde can't check: names that must exist, numbers that must be > 0.
     pub fn check(&self, file: &str, drivers: &[&str]) -> Result<(), SuiteError> {
-        let bad = |key: String, message: String| Err(SuiteError::Invalid { file: file.to_string(), key, message });
+        let bad = |key: String, message: String| {
+            let (file, key) = blame(&key, &self.sources, file);
+            Err(SuiteError::Invalid { file, key, message })
+        };
         const NO_LAB: &str = "must name a lab (`protocols`, `formats`, ...), not be empty";
         if self.lab.as_deref() == Some("") {
             return bad("lab".into(), NO_LAB.into());
@@ -457,9 +552,15 @@ impl Suite {
             for own in ["dir", "root", "profile"] {
                 sample.values.insert(own.into(), format!("/{own}"));
             }
+            if let Some(other) = s.needs.iter().find(|n| !self.subjects.contains_key(*n)) {
+                return bad(format!("subjects.{name}.needs"), format!("no subject named `{other}` {WHERE_SUBJECTS}"));
+            }
             for service in &s.services {
                 let Some(spec) = self.services.get(service) else {
-                    return bad(format!("subjects.{name}.services"), format!("no service named `{service}`"));
+                    return bad(
+                        format!("subjects.{name}.services"),
+                        format!("no service named `{service}` (in the suite or subjects/services/{service}.toml)"),
+                    );
                 };
                 let ports = spec.ports.iter().map(|p| (p.clone(), 1u16)).collect();
                 sample.add_service(service, &Placeholders::own("/dir", &ports));
@@ -493,7 +594,7 @@ impl Suite {
                 return bad(key("id"), format!("`{}` is used twice (first by {first})", sc.id));
             }
             let Some(subject) = self.subjects.get(&sc.subject) else {
-                return bad(key("subject"), format!("no subject named `{}`", sc.subject));
+                return bad(key("subject"), format!("no subject named `{}` {WHERE_SUBJECTS}", sc.subject));
             };
             if !drivers.contains(&sc.driver.as_str()) {
                 return bad(key("driver"), format!("unknown driver `{}`; known: {}", sc.driver, drivers.join(", ")));
@@ -579,7 +680,7 @@ impl Suite {
                 return bad(format!("harnesses[{i}].id"), format!("`{}` is used twice", h.id));
             }
             if let Some(name) = h.subjects.iter().find(|n| !self.subjects.contains_key(*n)) {
-                return bad(format!("harnesses[{i}].subjects"), format!("no subject named `{name}`"));
+                return bad(format!("harnesses[{i}].subjects"), format!("no subject named `{name}` {WHERE_SUBJECTS}"));
             }
             let mut sample = services::Placeholders::default();
             sample.values.insert("profile".into(), "quick".into());
@@ -701,12 +802,47 @@ impl Scenario {
     }
 }
 
+/// The project root: the directory holding the suites directory. Commands, working directories
+/// and `subjects/` are relative to it.
+pub fn project_root(suites_dir: &Path) -> Result<PathBuf, SuiteError> {
+    let dir = suites_dir.canonicalize().map_err(|source| SuiteError::Read {
+        file: format!("{} (the suites directory; use --suites-dir)", suites_dir.display()),
+        source,
+    })?;
+    Ok(dir.parent().map(Path::to_path_buf).unwrap_or(dir))
+}
+
+/// Every suite file in the suites directory, by name.
+pub fn files(suites_dir: &Path) -> Result<Vec<PathBuf>, SuiteError> {
+    let read = |source| SuiteError::Read { file: format!("{} (use --suites-dir)", suites_dir.display()), source };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(suites_dir)
+        .map_err(read)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
 /// Resolves `protocols` to `<suites_dir>/protocols.toml`; a path with a slash or `.toml` is used as is.
 pub fn resolve(name_or_path: &str, suites_dir: &Path) -> PathBuf {
     if name_or_path.contains('/') || name_or_path.ends_with(".toml") {
         PathBuf::from(name_or_path)
     } else {
         suites_dir.join(format!("{name_or_path}.toml"))
+    }
+}
+
+/// The file and key a mistake at `key` of the merged suite belongs to: `subjects.<id>.<rest>`
+/// of a declared subject is `<id>.<rest>` of its `subject.toml`, `services.<id>.<rest>` of a
+/// declared service `<rest>` of its file; anything else is the suite's own.
+fn blame(key: &str, sources: &BTreeMap<String, String>, file: &str) -> (String, String) {
+    let mut parts = key.splitn(3, '.');
+    let (kind, id, rest) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next());
+    match sources.get(&format!("{kind}.{id}")) {
+        Some(source) if kind == "subjects" => (source.clone(), rest.map_or(id.to_string(), |r| format!("{id}.{r}"))),
+        Some(source) => (source.clone(), rest.unwrap_or("(top level)").to_string()),
+        None => (file.to_string(), key.to_string()),
     }
 }
 
@@ -839,7 +975,7 @@ mod tests {
             ),
             (
                 GOOD.replace("subject = \"rest\"", "subject = \"nope\""),
-                "s.toml: scenarios[0].subject: no subject named `nope`",
+                "s.toml: scenarios[0].subject: no subject named `nope` (in the suite or a subjects/**/subject.toml)",
             ),
             (
                 GOOD.replace("path = \"/x\"", "path = \"/x\"\ncolour = 1"),
@@ -853,7 +989,7 @@ mod tests {
             (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
             (
                 format!("{GOOD}\n[[harnesses]]\nid = \"d\"\nlang = \"rust\"\ncommand = [\"d\"]\nsubjects = [\"nope\"]\n"),
-                "s.toml: harnesses[0].subjects: no subject named `nope`",
+                "s.toml: harnesses[0].subjects: no subject named `nope` (in the suite or a subjects/**/subject.toml)",
             ),
             (
                 format!("{GOOD}\n[[harnesses]]\nid = \"d\"\nlang = \"rust\"\ncommand = [\"d\", \"{{rest.tls}}\"]\nsubjects = [\"rest\"]\n"),
@@ -916,9 +1052,10 @@ mod tests {
     #[test]
     fn rewritten_suites_expand_to_their_hand_written_rows() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let catalog = Catalog::load(&dir.join("../..")).unwrap();
         for name in ["protocols", "smoke"] {
             let read = |p: PathBuf| std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            let now = Suite::parse(&read(dir.join(format!("../../suites/{name}.toml"))), name).unwrap();
+            let now = Suite::parse_with(&read(dir.join(format!("../../suites/{name}.toml"))), name, &catalog).unwrap();
             let then = Suite::parse(&read(dir.join(format!("src/suite/testdata/{name}-rows.toml"))), name).unwrap();
             assert!(then.origins.iter().all(|o| o.starts_with("scenarios[")), "{name}: the old file had no matrix");
             let mut last = None;
@@ -997,7 +1134,7 @@ extends = "copy"
         let cases = [
             (
                 SERVICE.replace("services = [\"mq\"]", "services = [\"pg\"]"),
-                "subjects.responder.services: no service named `pg`",
+                "subjects.responder.services: no service named `pg` (in the suite or subjects/services/pg.toml)",
             ),
             (
                 SERVICE.replace("{mq.mqtt}", "{mq.port}"),

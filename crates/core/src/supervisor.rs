@@ -172,7 +172,7 @@ impl Launcher for Supervisor {
             subject: name.into(),
             program: program.display().to_string(),
             hint: if source.kind() == std::io::ErrorKind::NotFound && spec.build.is_some() {
-                " (was its build step skipped? run `make build`)".into()
+                " (was its build skipped? run `wirebench build`)".into()
             } else {
                 String::new()
             },
@@ -545,6 +545,7 @@ mod tests {
             command: command.iter().map(|s| s.to_string()).collect(),
             build: None,
             setup: vec![],
+            needs: vec![],
             workdir: None,
             ports: [("plain".to_string(), "--port".to_string())].into(),
             fixed_ports: BTreeMap::new(),

@@ -9,8 +9,8 @@ use std::rc::Rc;
 use async_trait::async_trait;
 use bytes::Bytes;
 
+use crate::error::LoadError;
 use crate::io::Counters;
-use crate::LoadError;
 use wirebench_core::runner::Target;
 
 /// The request every exchange of a scenario sends, prepared once.
@@ -54,7 +54,10 @@ pub struct Reply {
     pub body: Option<Vec<u8>>,
 }
 
-/// Opens connections. Implementations are registered in `crate::DRIVERS`.
+/// Makes a driver; each load thread makes its own.
+pub type Constructor = fn() -> Box<dyn Driver>;
+
+/// Opens connections. Implementations are registered in `registry::DRIVERS`.
 /// Drivers run on single-threaded runtimes, so their futures need not be `Send`.
 #[async_trait(?Send)]
 pub trait Driver {

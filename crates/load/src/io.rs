@@ -14,10 +14,11 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 pub async fn connect(
     target: &wirebench_core::runner::Target,
     counters: &Rc<Counters>,
-) -> Result<Counted<tokio::net::TcpStream>, crate::LoadError> {
-    let tcp =
-        tokio::net::TcpStream::connect((target.host.as_str(), target.port)).await.map_err(crate::LoadError::Connect)?;
-    tcp.set_nodelay(true).map_err(crate::LoadError::Connect)?;
+) -> Result<Counted<tokio::net::TcpStream>, crate::error::LoadError> {
+    let tcp = tokio::net::TcpStream::connect((target.host.as_str(), target.port))
+        .await
+        .map_err(crate::error::LoadError::Connect)?;
+    tcp.set_nodelay(true).map_err(crate::error::LoadError::Connect)?;
     Ok(Counted::new(tcp, counters.clone()))
 }
 

@@ -1,169 +1,28 @@
-//! wirebench-load: the load engine. Drivers (one per protocol, registered in `DRIVERS`) open
+//! wirebench-load: the load engine. Drivers (one per protocol, registered in `registry`) open
 //! connections; one worker loop (`worker`) drives them under a stop condition and an optional
 //! rate; `LoadEngine` plugs the engine into the runner, verifying answers before timing them.
 
 pub mod driver;
 pub mod drivers;
+pub mod error;
 pub mod io;
+pub mod registry;
+pub mod request;
 mod script;
+mod tally;
 pub mod tls;
 pub mod worker;
 
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
-use bytes::Bytes;
-use sha2::{Digest, Sha256};
-
-use driver::{Driver, RequestSpec};
+pub use driver::Constructor;
+use driver::RequestSpec;
+pub use error::LoadError;
+pub use registry::{driver, driver_ids, driver_info, DriverInfo, Registry, DRIVERS};
+pub use request::{filler, mismatch, request_of};
 use wirebench_core::runner::{Executor, LoadResult, Plan, Target};
-use wirebench_core::suite::{Expect, Scenario};
-
-/// Makes a driver; each load thread makes its own.
-pub type Constructor = fn() -> Box<dyn Driver>;
-
-/// A registered driver.
-pub struct DriverInfo {
-    /// The suite's `driver`, the CLI's `--driver` and the report's protocol column.
-    pub id: &'static str,
-    pub help: &'static str,
-    /// The status a right answer has: HTTP's 200, gRPC's OK (0), WebSocket's upgrade (101).
-    /// `wirebench load` expects it unless told otherwise; suites state theirs.
-    pub ok_status: u16,
-    /// Its transport label over cleartext, recorded with each row (`h1`, `h2c`, `grpc`) and the
-    /// report's transport column ...
-    pub transport: &'static str,
-    /// ... and over TLS (`h1+tls`, `h2+tls`, `grpc+tls`).
-    pub transport_tls: &'static str,
-    pub new: Constructor,
-}
-
-impl DriverInfo {
-    /// Its transport label with or without TLS.
-    pub fn transport_label(&self, tls: bool) -> &'static str {
-        if tls {
-            self.transport_tls
-        } else {
-            self.transport
-        }
-    }
-}
-
-/// Every driver, by id.
-pub const DRIVERS: &[DriverInfo] = &[
-    DriverInfo {
-        id: "http1",
-        help: "HTTP/1.1 over TCP, or TLS with ALPN http/1.1",
-        ok_status: 200,
-        transport: "h1",
-        transport_tls: "h1+tls",
-        new: drivers::http1::new,
-    },
-    DriverInfo {
-        id: "http2",
-        help: "HTTP/2: h2c with prior knowledge, or TLS with ALPN h2",
-        ok_status: 200,
-        transport: "h2c",
-        transport_tls: "h2+tls",
-        new: drivers::http2::new,
-    },
-    DriverInfo {
-        id: "http3",
-        help: "HTTP/3 over QUIC (TLS 1.3, ALPN h3): an https:// URL naming the server's UDP port",
-        ok_status: 200,
-        transport: "http3",
-        transport_tls: "http3+tls",
-        new: drivers::http3::new,
-    },
-    DriverInfo {
-        id: "grpc",
-        help: "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls",
-        ok_status: 0,
-        transport: "grpc",
-        transport_tls: "grpc+tls",
-        new: drivers::grpc::new,
-    },
-    DriverInfo {
-        id: "mqtt",
-        help: "MQTT 3.1.1 through a broker: publish the body, wait for a responder's echo (QoS 1 or 0)",
-        ok_status: 0,
-        transport: "mqtt",
-        transport_tls: "mqtt+tls",
-        new: drivers::mqtt::new,
-    },
-    DriverInfo {
-        id: "sse",
-        help: "Server-Sent Events over HTTP/1.1 (or TLS): a GET whose answer is an event stream",
-        ok_status: 200,
-        transport: "sse",
-        transport_tls: "sse+tls",
-        new: drivers::sse::new,
-    },
-    DriverInfo {
-        id: "websocket",
-        help: "WebSocket (ws:// or wss://): a text request, one or more frames back, per exchange",
-        ok_status: 101,
-        transport: "websocket",
-        transport_tls: "websocket+tls",
-        new: drivers::websocket::new,
-    },
-];
-
-/// Driver ids, for suite checking and help text.
-pub fn driver_ids() -> Vec<&'static str> {
-    DRIVERS.iter().map(|d| d.id).collect()
-}
-
-pub fn driver_info(id: &str) -> Result<&'static DriverInfo, LoadError> {
-    DRIVERS
-        .iter()
-        .find(|d| d.id == id)
-        .ok_or_else(|| LoadError::Unsupported(format!("unknown driver `{id}`; known: {}", driver_ids().join(", "))))
-}
-
-pub fn driver(id: &str) -> Result<Constructor, LoadError> {
-    driver_info(id).map(|d| d.new)
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("cannot connect: {0}")]
-    Connect(std::io::Error),
-    #[error("I/O: {0}")]
-    Io(std::io::Error),
-    #[error("TLS: {0}")]
-    Tls(String),
-    #[error("{0}")]
-    Protocol(String),
-    #[error("{0}")]
-    Unsupported(String),
-}
-
-/// The request a scenario sends. The body is `body` as text, the bytes of `body_file` (relative
-/// to the working directory, the project root) or `body_bytes` of filler.
-pub fn request_of(s: &Scenario, target: &Target) -> Result<RequestSpec, LoadError> {
-    let headers: Vec<(String, String)> = s.headers.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
-    let body = match (&s.body, &s.body_file, s.body_bytes) {
-        (Some(text), _, _) => Bytes::from(text.clone()),
-        (None, Some(file), _) => std::fs::read(file)
-            .map_err(|e| LoadError::Unsupported(format!("body_file `{file}`: cannot read: {e}")))?
-            .into(),
-        (None, None, n) => n.map(filler).unwrap_or_default(),
-    };
-    Ok(RequestSpec {
-        method: s.method.clone(),
-        path: s.path.clone(),
-        authority: format!("{}:{}", target.host, target.port),
-        headers,
-        body,
-        params: s.params.clone(),
-    })
-}
-
-/// A deterministic request body of `n` bytes.
-pub fn filler(n: usize) -> Bytes {
-    b"wirebench-payload-".iter().copied().cycle().take(n).collect::<Vec<u8>>().into()
-}
+use wirebench_core::suite::Scenario;
 
 /// The load engine as the runner's executor.
 pub struct LoadEngine {
@@ -234,8 +93,8 @@ async fn verify_script(
     request: &RequestSpec,
 ) -> Result<(), LoadError> {
     let steps = script.labels().len();
-    let histograms = std::rc::Rc::new(std::cell::RefCell::new(worker::Histograms::new(steps)));
-    let tally = std::rc::Rc::new(std::cell::RefCell::new(worker::Tally::for_steps(steps)));
+    let histograms = std::rc::Rc::new(std::cell::RefCell::new(tally::Histograms::new(steps)));
+    let tally = std::rc::Rc::new(std::cell::RefCell::new(tally::Tally::for_steps(steps)));
     let mut user = script::User::new(script);
     let now = std::time::Instant::now();
     for ticket in 0..script.order.len() as u64 {
@@ -251,26 +110,7 @@ async fn verify_script(
     Ok(())
 }
 
-/// How `reply` differs from `expect`, or `None` when it is right. The SHA-256 is checked when the
-/// reply kept its body (verification); during load only status, size and message count are.
-pub fn mismatch(reply: &driver::Reply, expect: &Expect) -> Option<String> {
-    if reply.status != expect.status {
-        return Some(format!("status {}, expected {}", reply.status, expect.status));
-    }
-    if let Some(n) = expect.body_bytes.filter(|&n| n != reply.body_len) {
-        return Some(format!("body is {} bytes, expected {n}", reply.body_len));
-    }
-    if let Some(n) = expect.messages.filter(|&n| n != reply.messages) {
-        return Some(format!("{} messages, expected {n}", reply.messages));
-    }
-    if let (Some(want), Some(body)) = (&expect.body_sha256, &reply.body) {
-        let got: String = Sha256::digest(body).iter().map(|b| format!("{b:02x}")).collect();
-        if !got.eq_ignore_ascii_case(want) {
-            return Some(format!("body sha256 {got}, expected {want}"));
-        }
-    }
-    None
-}
-
+#[cfg(test)]
+mod layers;
 #[cfg(test)]
 mod tests;

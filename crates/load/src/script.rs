@@ -11,8 +11,9 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 
 use crate::driver::{Channel, RequestSpec};
-use crate::worker::{Histograms, Tally};
-use crate::LoadError;
+use crate::error::LoadError;
+use crate::request::mismatch;
+use crate::tally::{Histograms, Tally};
 use wirebench_core::suite::groups::Step;
 use wirebench_core::suite::Script;
 
@@ -62,7 +63,7 @@ pub(crate) async fn iteration(
         let from = if i == 0 && open_model { intended } else { sent };
         let reply = channel.exchange_request(&request, !step.capture.is_empty()).await?;
         let done = Instant::now();
-        let wrong = crate::mismatch(&reply, &step.expect).or_else(|| capture(step, reply.body.as_deref(), user).err());
+        let wrong = mismatch(&reply, &step.expect).or_else(|| capture(step, reply.body.as_deref(), user).err());
         let k = first_label + i;
         let mut t = tally.borrow_mut();
         match wrong {

@@ -2,6 +2,8 @@
 //! serves HTTP/1.1 and HTTP/2 on the same ports (as the real subjects do).
 
 use super::*;
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -332,20 +334,28 @@ fn target_of(driver: &str, tls: bool) -> Target {
     }
 }
 
-/// Drivers that need a broker between client and server rather than this HTTP test server; each
-/// is tested end to end against its real brokers instead (mqtt:
+/// Every registered driver that speaks to an HTTP server, over both transports. A brokered
+/// driver (`DriverInfo::brokered`) needs a broker between client and server rather than this
+/// HTTP test server; each is tested end to end against its real brokers instead (mqtt:
 /// `subjects/protocols/rust/tests/mqtt.rs`, rumqttd and Mosquitto, and the smoke suite).
-const BROKERED: &[&str] = &["mqtt"];
-
-/// Every registered driver that speaks to an HTTP server, over both transports.
 fn every_driver() -> Vec<(&'static str, bool)> {
-    DRIVERS.iter().filter(|d| !BROKERED.contains(&d.id)).flat_map(|d| [(d.id, false), (d.id, true)]).collect()
+    DRIVERS.iter().filter(|d| !d.brokered).flat_map(|d| [(d.id, false), (d.id, true)]).collect()
 }
 
+/// The registry's own promises: unique ids, a URL scheme each, and a parameter check that
+/// accepts no parameters at all (every driver's defaults) and refuses an unknown one.
 #[test]
-fn every_brokered_driver_is_registered() {
-    for id in BROKERED {
-        assert!(DRIVERS.iter().any(|d| d.id == *id), "{id} is not a registered driver");
+fn every_driver_is_registered_whole() {
+    let mut ids: Vec<&str> = DRIVERS.iter().map(|d| d.id).collect();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), DRIVERS.len(), "driver ids are unique");
+    for d in DRIVERS {
+        assert!(!d.schemes.is_empty() && !d.help.is_empty(), "{}", d.id);
+        assert!((d.params)(&Default::default()).is_ok(), "{} takes its defaults", d.id);
+        let unknown = [("no-such-param".to_string(), serde_json::json!(1))].into();
+        let err = (d.params)(&unknown).unwrap_err().to_string();
+        assert!(err.contains("unknown parameter `no-such-param`"), "{}: {err}", d.id);
     }
 }
 

@@ -17,10 +17,12 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::driver::{Channel, RequestSpec};
+use crate::driver::{Channel, Constructor, RequestSpec};
+use crate::error::LoadError;
 use crate::io::Counters;
+use crate::request::mismatch;
 use crate::script::{self, User};
-use crate::LoadError;
+use crate::tally::{Histograms, Tally};
 use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
 use wirebench_core::schema::{Latency, StepMetrics};
 use wirebench_core::suite::{Expect, Script};
@@ -36,7 +38,7 @@ const CURVE: &[f64] = &[0.0, 10.0, 25.0, 50.0, 75.0, 90.0, 95.0, 99.0, 99.5, 99.
 
 /// What the load is and how it is judged.
 pub struct Job<'a> {
-    pub new_driver: crate::Constructor,
+    pub new_driver: Constructor,
     pub target: Target,
     pub request: RequestSpec,
     pub plan: Plan,
@@ -57,25 +59,6 @@ struct Shared<'a> {
     users: AtomicU64,
     barrier: Barrier,
     start: OnceLock<Instant>,
-}
-
-#[derive(Default)]
-pub(crate) struct Tally {
-    pub(crate) requests: u64,
-    messages: u64,
-    pub(crate) errors: u64,
-    pub(crate) first_error: Option<String>,
-    last_done: Option<Instant>,
-    iterations: u64,
-    /// Per step of a script: (right answers, errors).
-    pub(crate) steps: Vec<(u64, u64)>,
-}
-
-impl Tally {
-    /// An empty tally for a script of `steps` steps.
-    pub(crate) fn for_steps(steps: usize) -> Tally {
-        Tally { steps: vec![(0, 0); steps], ..Tally::default() }
-    }
 }
 
 struct ThreadResult {
@@ -142,10 +125,6 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         .map(|((label, (requests, errors)), h)| StepMetrics { label, requests, errors, latency_us: latency(h) })
         .collect();
     Ok(out)
-}
-
-pub(crate) fn new_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
 }
 
 fn latency(h: &Histogram<u64>) -> Latency {
@@ -215,38 +194,6 @@ enum Done {
 
 /// How long a channel may take to end its session after the load (see `Channel::close`).
 pub const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
-
-/// A load thread's latency histograms: per call (in the open model from the intended and from
-/// the actual send time), to the first message of streaming calls, and per step of a script.
-#[derive(Clone)]
-pub(crate) struct Histograms {
-    pub(crate) latency: Histogram<u64>,
-    pub(crate) uncorrected: Histogram<u64>,
-    first: Histogram<u64>,
-    pub(crate) steps: Vec<Histogram<u64>>,
-}
-
-impl Histograms {
-    pub(crate) fn new(steps: usize) -> Histograms {
-        Histograms {
-            latency: new_histogram(),
-            uncorrected: new_histogram(),
-            first: new_histogram(),
-            steps: (0..steps).map(|_| new_histogram()).collect(),
-        }
-    }
-
-    fn add(&mut self, other: &Histograms) -> Result<(), LoadError> {
-        let merge = |e| LoadError::Protocol(format!("histogram merge: {e}"));
-        self.latency.add(&other.latency).map_err(merge)?;
-        self.uncorrected.add(&other.uncorrected).map_err(merge)?;
-        self.first.add(&other.first).map_err(merge)?;
-        for (mine, theirs) in self.steps.iter_mut().zip(&other.steps) {
-            mine.add(theirs).map_err(merge)?;
-        }
-        Ok(())
-    }
-}
 
 async fn channel_loop(
     mut channel: Box<dyn Channel>,
@@ -340,7 +287,7 @@ async fn calls(
                 None
             }
             Ok(Ok(Done::Reply(reply))) => {
-                let wrong = crate::mismatch(&reply, &job.expect);
+                let wrong = mismatch(&reply, &job.expect);
                 if wrong.is_none() {
                     t.requests += 1;
                     t.messages += reply.messages;

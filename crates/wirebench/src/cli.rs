@@ -19,6 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// List suites, their subjects and scenarios, and the load drivers.
     List(ListArgs),
+    /// Build what suites need (their subjects and harnesses), each step once; every suite without names.
+    Build(BuildArgs),
     /// Run a suite and write results/<UTC-timestamp>-<suite>/ with report.html.
     Run(RunArgs),
     /// Send load at one URL, like h2load or wrk, and print what was measured.
@@ -52,6 +54,20 @@ pub struct ListArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// Suites (names in --suites-dir or paths); all of them when none is named.
+    pub suites: Vec<String>,
+    /// Only what the scenarios and harnesses whose id matches this glob need.
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Print the steps instead of running them.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[arg(long, default_value = "suites")]
+    pub suites_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
 pub struct RunArgs {
     /// Suite name (a file in --suites-dir) or path to a suite file.
     pub suite: String,
@@ -69,7 +85,7 @@ pub struct RunArgs {
     /// Parent of the results directory.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
-    /// Skip the subjects' build steps (they are already built).
+    /// Skip building what the rows need (`wirebench build` did it).
     #[arg(long)]
     pub no_build: bool,
 }

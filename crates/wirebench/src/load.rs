@@ -9,11 +9,13 @@ use crate::cli::LoadArgs;
 use wirebench_core::machine;
 use wirebench_core::runner::{Executor, Plan, Stop, Target};
 use wirebench_core::suite::{self, Expect, Scenario, Script, Suite};
-use wirebench_load::LoadEngine;
+use wirebench_load::{DriverInfo, LoadEngine};
 
 pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
-    let (target, path) = parse_url(&args.url)?;
     let driver = wirebench_load::driver_info(&args.driver)?;
+    let (target, path) = parse_url(&args.url, driver)?;
+    let params = parse_params(&args.params)?;
+    (driver.params)(&params).with_context(|| format!("--param for the {} driver", driver.id))?;
     let stop = match (args.requests, args.duration) {
         (Some(n), None) => Stop::Requests(n),
         (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
@@ -49,7 +51,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         body_bytes: args.body_bytes,
         body: None,
         body_file: args.body_file.clone(),
-        params: parse_params(&args.params)?,
+        params,
         payload_bytes: None,
         headers: BTreeMap::new(),
         connections: args.connections,
@@ -137,7 +139,8 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
 /// The script of thread group `group` of a suite, its data generated or read as the suite's rows are.
 fn group_script(suite: &str, group: &str, suites_dir: &std::path::Path) -> anyhow::Result<std::sync::Arc<Script>> {
     let path = suite::resolve(suite, suites_dir);
-    let suite = Suite::load(&path, &wirebench_load::driver_ids()).map_err(|e| anyhow::anyhow!(e))?;
+    let root = suite::project_root(suites_dir)?;
+    let suite = Suite::load(&path, &root, &wirebench_load::Registry).map_err(|e| anyhow::anyhow!(e))?;
     if !suite.groups.contains_key(group) {
         let known: Vec<&str> = suite.groups.keys().map(String::as_str).collect();
         bail!(
@@ -146,7 +149,7 @@ fn group_script(suite: &str, group: &str, suites_dir: &std::path::Path) -> anyho
             if known.is_empty() { "none".into() } else { known.join(", ") }
         );
     }
-    let mut scripts = suite::groups::scripts(&suite.groups, std::path::Path::new("."))
+    let mut scripts = suite::groups::scripts(&suite.groups, &root)
         .map_err(|(key, message)| anyhow::anyhow!("{}: {key}: {message}", path.display()))?;
     Ok(scripts.remove(group).expect("every group has a script"))
 }
@@ -166,11 +169,17 @@ fn parse_params(pairs: &[String]) -> anyhow::Result<BTreeMap<String, serde_json:
         .collect()
 }
 
-/// Splits `http[s]://host:port/path` (or `ws[s]://`, `mqtt://`); only loopback hosts are accepted.
-fn parse_url(url: &str) -> anyhow::Result<(Target, String)> {
-    let schemes = [("https://", true), ("http://", false), ("wss://", true), ("ws://", false), ("mqtt://", false)];
-    let Some((tls, rest)) = schemes.iter().find_map(|(s, tls)| url.strip_prefix(s).map(|r| (*tls, r))) else {
-        bail!("`{url}`: expected http://host:port/path, https://..., ws://..., wss://... or mqtt://host:port");
+/// Splits `<scheme>://host:port/path`, the scheme one the driver accepts (`http`/`https`,
+/// `ws`/`wss`, `mqtt`: the registry's); only loopback hosts are accepted.
+fn parse_url(url: &str, driver: &DriverInfo) -> anyhow::Result<(Target, String)> {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        bail!(
+            "`{url}`: expected <scheme>://host:port[/path] with one of {}",
+            scheme_names(&wirebench_load::registry::schemes())
+        );
+    };
+    let Some(&(_, tls)) = driver.schemes.iter().find(|(s, _)| *s == scheme) else {
+        bail!("`{url}`: the {} driver takes {} URLs", driver.id, scheme_names(driver.schemes));
     };
     let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
     let (host, port) = authority.rsplit_once(':').with_context(|| format!("`{url}`: the URL needs a port"))?;
@@ -184,9 +193,15 @@ fn parse_url(url: &str) -> anyhow::Result<(Target, String)> {
     Ok((Target { host: host.to_string(), port, tls }, path))
 }
 
+/// `http://`, `https://` ... for a message.
+fn scheme_names(schemes: &[(&str, bool)]) -> String {
+    schemes.iter().map(|(s, _)| format!("{s}://")).collect::<Vec<_>>().join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::{parse_params, parse_url};
+    use wirebench_load::driver_info;
 
     #[test]
     fn params_are_json_values_or_strings() {
@@ -198,13 +213,22 @@ mod tests {
     }
 
     #[test]
-    fn urls_parse_and_only_loopback_is_allowed() {
-        let (t, p) = parse_url("https://127.0.0.1:8443/payload/1024").unwrap();
+    fn urls_parse_by_the_drivers_schemes_and_only_loopback_is_allowed() {
+        let http1 = driver_info("http1").unwrap();
+        let (t, p) = parse_url("https://127.0.0.1:8443/payload/1024", http1).unwrap();
         assert_eq!((t.host.as_str(), t.port, t.tls, p.as_str()), ("127.0.0.1", 8443, true, "/payload/1024"));
-        assert_eq!(parse_url("http://localhost:80").unwrap().1, "/");
-        assert!(parse_url("wss://127.0.0.1:1/ws").unwrap().0.tls && !parse_url("ws://[::1]:1/ws").unwrap().0.tls);
-        for bad in ["ftp://x", "http://127.0.0.1/x", "http://127.0.0.1:x/", "http://10.0.0.1:80/"] {
-            assert!(parse_url(bad).is_err(), "{bad}");
+        assert_eq!(parse_url("http://localhost:80", http1).unwrap().1, "/");
+        let ws = driver_info("websocket").unwrap();
+        assert!(
+            parse_url("wss://127.0.0.1:1/ws", ws).unwrap().0.tls && !parse_url("ws://[::1]:1/ws", ws).unwrap().0.tls
+        );
+        assert!(!parse_url("mqtt://127.0.0.1:1883", driver_info("mqtt").unwrap()).unwrap().0.tls);
+        let err = parse_url("ws://127.0.0.1:1/ws", http1).unwrap_err().to_string();
+        assert_eq!(err, "`ws://127.0.0.1:1/ws`: the http1 driver takes http://, https:// URLs");
+        let err = parse_url("http://127.0.0.1:1/", driver_info("http3").unwrap()).unwrap_err().to_string();
+        assert!(err.contains("the http3 driver takes https:// URLs"), "{err}");
+        for bad in ["ftp://x", "x", "http://127.0.0.1/x", "http://127.0.0.1:x/", "http://10.0.0.1:80/"] {
+            assert!(parse_url(bad, http1).is_err(), "{bad}");
         }
     }
 }

@@ -1,5 +1,6 @@
 //! wirebench: parse the command line, run the subcommand, print any error once on one line.
 
+mod build;
 mod cli;
 mod list;
 mod load;
@@ -38,6 +39,7 @@ fn main() {
     let cli = cli::Cli::parse();
     let outcome = match cli.command {
         cli::Command::List(args) => list::list(&args).map(|()| EXIT_OK),
+        cli::Command::Build(args) => build::build(&args).map(|()| EXIT_OK),
         cli::Command::Run(args) => {
             run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
         }

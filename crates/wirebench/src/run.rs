@@ -7,6 +7,7 @@ use anyhow::{bail, Context};
 
 use crate::cli::RunArgs;
 use crate::progress::Bar;
+use wirebench_core::build::Plan;
 use wirebench_core::runner::{self, RunOptions};
 use wirebench_core::suite::{self, Suite};
 use wirebench_core::supervisor::Supervisor;
@@ -15,45 +16,36 @@ use wirebench_load::LoadEngine;
 
 /// Runs the suite; returns how many scenarios failed.
 pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
-    let drivers = wirebench_load::driver_ids();
     let path = suite::resolve(&args.suite, &args.suites_dir);
     if !path.exists() {
         bail!("no suite `{}`: {} does not exist (see `wirebench list`)", args.suite, path.display());
     }
-    let suite = Suite::load(&path, &drivers)?;
+    let root = suite::project_root(&args.suites_dir)?;
+    let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
     let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
     let profile = suite.profile(&profile_name).with_context(|| {
         let mut names: Vec<&str> = vec!["smoke", "quick", "full"];
         names.extend(suite.profiles.keys().map(String::as_str).filter(|n| !["smoke", "quick", "full"].contains(n)));
         format!("unknown profile `{profile_name}`: use one of {}", names.join(", "))
     })?;
-    if let Some(glob) = &args.only {
-        let pattern = glob::Pattern::new(glob).with_context(|| format!("--only `{glob}` is not a glob"))?;
-        if suite.plan(&profile, Some(&pattern)).is_empty() && suite.harnesses_matching(Some(&pattern)).is_empty() {
+    let only = match &args.only {
+        Some(glob) => Some(glob::Pattern::new(glob).with_context(|| format!("--only `{glob}` is not a glob"))?),
+        None => None,
+    };
+    if let (Some(glob), Some(pattern)) = (&args.only, &only) {
+        if suite.plan(&profile, Some(pattern)).is_empty() && suite.harnesses_matching(Some(pattern)).is_empty() {
             bail!("--only `{glob}` matches no scenario of suite `{}`", suite.name);
         }
     }
     let cpus = machine::cpu_sets(args.cpus.as_deref())?;
-    let root = project_root(&args.suites_dir)?;
     let out_dir = unique_dir(&args.out, &suite.name);
     let supervisor = Supervisor { root: root.clone(), log_dir: out_dir.clone(), cpus: cpus.subject.clone() };
 
     if !args.no_build {
         // Before pinning: builds may use every core.
-        let mut built: Vec<&String> = Vec::new();
-        let used = suite.scenarios.iter().map(|s| &s.subject).chain(suite.harnesses.iter().flat_map(|h| &h.subjects));
-        for name in used {
-            if !built.contains(&name) {
-                eprintln!("building subject `{name}` ...");
-                let spec = &suite.subjects[name];
-                supervisor.build(name, spec.build.as_deref(), spec.workdir.as_deref())?;
-                built.push(name);
-            }
-        }
-        for h in &suite.harnesses {
-            eprintln!("building harness `{}` ...", h.id);
-            supervisor.build(&h.id, h.build.as_deref(), h.workdir.as_deref())?;
-        }
+        let mut plan = Plan::default();
+        plan.add(&suite, only.as_ref());
+        crate::build::run_steps(&plan, &supervisor, false)?;
     }
     // Threads and processes started from here on inherit the load engine's CPUs; subjects are
     // re-pinned to theirs between fork and exec.
@@ -82,12 +74,6 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     }
     println!("{}", rendered.html.display());
     Ok(rendered.failed)
-}
-
-/// The directory holding `suites/`: commands and working directories are relative to it.
-fn project_root(suites_dir: &Path) -> anyhow::Result<PathBuf> {
-    let dir = suites_dir.canonicalize().with_context(|| format!("no suites directory {}", suites_dir.display()))?;
-    Ok(dir.parent().map(Path::to_path_buf).unwrap_or(dir))
 }
 
 /// `results/<UTC-timestamp>-<suite>`, with a suffix if two runs start in the same second.

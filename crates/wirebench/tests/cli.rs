@@ -63,9 +63,12 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
             .unwrap();
     let validator = jsonschema::validator_for(&schema).unwrap();
     let rows = lines(&dir.join("measurements.jsonl"));
-    let suite =
-        wirebench_core::suite::Suite::load(&workspace().join("suites/smoke.toml"), &wirebench_load::driver_ids())
-            .unwrap();
+    let suite = wirebench_core::suite::Suite::load(
+        &workspace().join("suites/smoke.toml"),
+        &workspace(),
+        &wirebench_load::Registry,
+    )
+    .unwrap();
     assert_eq!(rows.len(), suite.scenarios.len(), "one row per smoke scenario");
     for api in ["rest", "graphql", "soap", "grpc", "websocket", "sse", "mqtt"] {
         assert!(rows.iter().any(|r| r["params"]["api"] == api), "the smoke suite runs {api}");
@@ -314,11 +317,61 @@ fn bad_input_gives_one_line_and_exit_1() {
 }
 
 #[test]
-fn list_shows_suites_and_drivers() {
+fn list_shows_suites_subjects_where_declared_harness_rows_and_drivers() {
     let out = wirebench(&["list"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
-    for want in ["smoke", "protocols", "rest-h2-tls-1kb", "http1", "http2"] {
+    for want in [
+        "smoke",
+        "protocols",
+        "rest-h2-tls-1kb",
+        "http1",
+        "http2",
+        "subject  rest-rust (rust): target/release/protocols-rust  [subjects/protocols/rust/subject.toml]",
+        "service  mosquitto: mosquitto -c {dir}/mosquitto.conf  [subjects/services/mosquitto.toml]",
+        "harness  formats-go (go): rows *-go",
+    ] {
         assert!(text.contains(want), "list mentions {want}: {text}");
     }
+    assert!(!text.contains("0 scenarios"), "a harness-only suite lists its harness rows instead: {text}");
+}
+
+/// A driver parameter the driver would refuse is a one-line error naming the file and key, given
+/// before anything is built (the copy's build step would fail loudly if it ran).
+#[test]
+fn a_bad_driver_parameter_is_refused_when_the_suite_loads() {
+    let protocols = std::fs::read_to_string(workspace().join("suites/protocols.toml")).unwrap();
+    let copy = protocols.replacen("params = { call = \"server_stream\" }", "params = { call = \"unray\" }", 1);
+    assert_ne!(copy, protocols, "the suite has a server-streaming gRPC row");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("copy.toml");
+    std::fs::write(&path, copy).unwrap();
+    let out = wirebench(&["run", path.to_str().unwrap(), "--only", "grpc*", "--out", dir.path().to_str().unwrap()]);
+    assert_one_line_error(&out, "(grpc-server-stream-h2c-1kb).params: grpc driver: call `unray`");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("copy.toml: matrix["), "the key names the matrix that made the row: {stderr}");
+    assert!(!stderr.contains("building"), "nothing was built: {stderr}");
+    let out = wirebench(&["load", "http://127.0.0.1:1/", "--param", "x=1"]);
+    assert_one_line_error(&out, "--param for the http1 driver: unknown parameter `x`");
+}
+
+#[test]
+fn build_plans_each_step_once_for_what_the_rows_need() {
+    let out = wirebench(&["build", "protocols", "smoke", "--dry-run"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let steps: Vec<&str> = text.lines().collect();
+    assert_eq!(steps.len(), 1, "one cargo build serves every protocols subject: {text}");
+    assert!(steps[0].starts_with("(cd . && cargo build --release --quiet -p protocols-rust)"), "{text}");
+    let out = wirebench(&["build", "restcache", "--only", "*go-postgres", "--dry-run"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("(cd subjects/restcache/go && go build -o bin/restcache-go .)"), "{text}");
+    assert!(!text.contains("build.sh") && !text.contains("restcache-rust"), "Java and Rust are not built: {text}");
+    let out = wirebench(&["build", "restcache", "--only", "*go-postgres-filled", "--dry-run"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let steps: Vec<&str> = text.lines().collect();
+    assert_eq!(steps.len(), 2, "{text}");
+    assert!(steps[0].contains("cargo build --release --quiet -p restcache-rust)"), "restcache-fill first: {text}");
+    assert!(steps[1].contains("go build"), "{text}");
+    assert_one_line_error(&wirebench(&["build", "nosuch"]), "no suite");
 }

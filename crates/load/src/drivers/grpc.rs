@@ -24,8 +24,9 @@ use h2::RecvStream;
 
 use super::http2::{open, Head, ALPN};
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
+use crate::error::LoadError;
 use crate::io::Counters;
-use crate::{tls, LoadError};
+use crate::tls;
 use wirebench_core::runner::Target;
 
 /// The most messages one call may send (a typo's guard, not a protocol limit).

@@ -9,10 +9,11 @@ use async_trait::async_trait;
 use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
-use super::sse::SseParser;
+use super::event_stream::SseParser;
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
+use crate::error::LoadError;
 use crate::io::Counters;
-use crate::{tls, LoadError};
+use crate::tls;
 use wirebench_core::runner::Target;
 
 const ALPN: &[u8] = b"http/1.1";

@@ -9,8 +9,9 @@ use h2::client::SendRequest;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
+use crate::error::LoadError;
 use crate::io::Counters;
-use crate::{tls, LoadError};
+use crate::tls;
 use wirebench_core::runner::Target;
 
 pub(crate) const ALPN: &[u8] = b"h2";

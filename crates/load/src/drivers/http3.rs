@@ -18,8 +18,9 @@ use bytes::{Buf as _, BufMut as _, Bytes};
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 use crate::drivers::http2::Head;
+use crate::error::LoadError;
 use crate::io::Counters;
-use crate::{tls, LoadError};
+use crate::tls;
 use wirebench_core::runner::Target;
 
 pub(crate) const ALPN: &[u8] = b"h3";

@@ -30,8 +30,8 @@ use rumqttc::mqttbytes::{Error as CodecError, QoS};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
+use crate::error::LoadError;
 use crate::io::{Counted, Counters};
-use crate::LoadError;
 use wirebench_core::runner::Target;
 
 /// The largest packet accepted from the broker (a 1 MB echo and then some).

@@ -21,8 +21,9 @@ use tokio_tungstenite::tungstenite::{Message, Utf8Bytes};
 use tokio_tungstenite::WebSocketStream;
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
+use crate::error::LoadError;
 use crate::io::Counters;
-use crate::{tls, LoadError};
+use crate::tls;
 use wirebench_core::runner::Target;
 
 const ALPN: &[u8] = b"http/1.1";

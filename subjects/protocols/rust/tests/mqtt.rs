@@ -109,7 +109,7 @@ fn the_embedded_broker_echoes_and_refuses_bad_clients_alone() {
 #[test]
 fn mosquitto_as_the_suite_starts_it_echoes_and_refuses_bad_clients_alone() {
     let root = workspace();
-    let suite = Suite::load(&root.join("suites/protocols.toml"), &wirebench_load::driver_ids()).unwrap();
+    let suite = Suite::load(&root.join("suites/protocols.toml"), &root, &wirebench_load::Registry).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let supervisor = Supervisor { root, log_dir: runs.path().into(), cpus: vec![] };
     let mut broker =

@@ -17,7 +17,7 @@ fn workspace() -> PathBuf {
 #[test]
 fn every_implementation_passes_the_contract_on_both_stores() {
     let root = workspace();
-    let suite = Suite::load(&root.join("suites/restcache.toml"), &wirebench_load::driver_ids()).unwrap();
+    let suite = Suite::load(&root.join("suites/restcache.toml"), &root, &wirebench_load::Registry).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let supervisor = Supervisor { root, log_dir: runs.path().into(), cpus: vec![] };
     let mut postgres =

@@ -1,8 +1,8 @@
 #!/bin/sh
-# PostgreSQL as a suite's service (suites/restcache.toml): Debian's server, a cluster in the run's
+# PostgreSQL as a service (subjects/services/postgres.toml): Debian's server, a cluster in the run's
 # directory, loopback only.
-#   service.sh init DIR       initdb into DIR/data (trust for loopback, superuser postgres)
-#   service.sh run DIR PORT   the server in the foreground on 127.0.0.1:PORT, its socket in DIR
+#   postgres.sh init DIR       initdb into DIR/data (trust for loopback, superuser postgres)
+#   postgres.sh run DIR PORT   the server in the foreground on 127.0.0.1:PORT, its socket in DIR
 # PostgreSQL refuses to run as root (as CI runs), so then both steps drop to the `postgres` user
 # with setpriv, which also gives the server the runner's death signal back (--pdeathsig KILL):
 # the kernel clears the one the runner set when the user changes.
@@ -16,7 +16,7 @@ if [ -z "$bin" ]; then
   echo "PostgreSQL is not installed: run \`make setup\` (Debian package postgresql)" >&2
   exit 127
 fi
-[ $# -ge 2 ] || { echo "usage: service.sh init DIR | run DIR PORT" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: postgres.sh init DIR | run DIR PORT" >&2; exit 2; }
 cmd=$1 dir=$2
 as=""
 if [ "$(id -u)" = 0 ]; then
@@ -27,9 +27,9 @@ case $cmd in
   init)
     exec $as "$bin/initdb" -D "$dir/data" -A trust -U postgres -E UTF8 --locale C --no-sync >/dev/null ;;
   run)
-    [ $# -eq 3 ] || { echo "usage: service.sh run DIR PORT" >&2; exit 2; }
+    [ $# -eq 3 ] || { echo "usage: postgres.sh run DIR PORT" >&2; exit 2; }
     exec $as "$bin/postgres" -D "$dir/data" -p "$3" -k "$dir" -c listen_addresses=127.0.0.1 \
       -c max_connections=300 -c shared_buffers=256MB -c synchronous_commit=off ;;
   *)
-    echo "service.sh: unknown step '$cmd' (init or run)" >&2; exit 2 ;;
+    echo "postgres.sh: unknown step '$cmd' (init or run)" >&2; exit 2 ;;
 esac

@@ -1,0 +1,406 @@
+//! Subjects and services declared beside their code, found by folder (as TechEmpower finds each
+//! framework's `benchmark_config.json`): every `subject.toml` under `subjects/` holds the subjects
+//! built from its folder, one table per id, and every `subjects/services/<name>.toml` is one
+//! service. Suites name them by id; a suite that uses a subject gets its table (and the tables
+//! it `extends`, and the services it uses) merged in before the suite is parsed, so the rest of
+//! the runner sees one `Suite` as before.
+//!
+//! ```toml
+//! # subjects/protocols/rust/subject.toml
+//! [rest-rust]
+//! lang = "rust"
+//! build = ["cargo", "build", "--release", "--quiet", "-p", "protocols-rust"]
+//! command = ["target/release/protocols-rust"]
+//! ports = { plain = "--port", tls = "--tls-port", h3 = "--h3-port" }
+//! health = { path = "/health" }
+//!
+//! [graphql-rust]
+//! extends = "rest-rust"
+//! ports = { plain = "--port", tls = "--tls-port" }
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use super::SuiteError;
+
+/// The file name that declares a folder's subjects.
+pub const SUBJECT_FILE: &str = "subject.toml";
+/// The folder (under `subjects/`) whose `<name>.toml` files are services.
+pub const SERVICES_DIR: &str = "services";
+
+/// Folders never searched for subject files: build outputs and installed packages, which are
+/// large (node_modules alone holds tens of thousands of files) and never hold our declarations.
+const SKIPPED: &[&str] = &["node_modules", "target", "dist", "bin", ".git"];
+
+/// Every declared subject and service, as written (`extends` not yet resolved), with the file
+/// that declares it (relative to the project root).
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub subjects: BTreeMap<String, Declared>,
+    pub services: BTreeMap<String, Declared>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Declared {
+    pub table: toml::Table,
+    pub file: String,
+}
+
+impl Catalog {
+    /// Reads `<root>/subjects`: every `subject.toml` and `services/*.toml`. A project without
+    /// the folder has an empty catalog (suites may still declare their own subjects).
+    pub fn load(root: &Path) -> Result<Catalog, SuiteError> {
+        let mut catalog = Catalog::default();
+        let dir = root.join("subjects");
+        if !dir.is_dir() {
+            return Ok(catalog);
+        }
+        let mut files = Vec::new();
+        subject_files(&dir, &mut files)
+            .map_err(|source| SuiteError::Read { file: dir.display().to_string(), source })?;
+        for path in files {
+            let (file, table) = read(root, &path)?;
+            catalog.add_subjects(&file, table)?;
+        }
+        let services = dir.join(SERVICES_DIR);
+        if services.is_dir() {
+            let read_dir = |source| SuiteError::Read { file: services.display().to_string(), source };
+            let mut paths: Vec<PathBuf> = std::fs::read_dir(&services)
+                .map_err(read_dir)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let (file, table) = read(root, &path)?;
+                catalog.services.insert(name, Declared { table, file });
+            }
+        }
+        Ok(catalog)
+    }
+
+    /// Adds the subjects of one `subject.toml`; an id declared in another file is an error
+    /// naming both.
+    pub fn add_subjects(&mut self, file: &str, table: toml::Table) -> Result<(), SuiteError> {
+        for (id, value) in table {
+            let toml::Value::Table(table) = value else {
+                return Err(invalid(file, &id, "must be a table of the subject's keys (`[<id>]`)".into()));
+            };
+            if let Some(first) = self.subjects.get(&id) {
+                return Err(invalid(file, &id, format!("subject `{id}` is also declared in {}", first.file)));
+            }
+            self.subjects.insert(id, Declared { table, file: file.to_string() });
+        }
+        Ok(())
+    }
+
+    /// Merges into a suite's TOML the catalog's subjects its scenarios and harnesses name (with
+    /// those they extend or need built) and the services those subjects use, and records in `sources` where
+    /// each came from. A subject or service the suite declares itself and the catalog declares
+    /// too is an error (key, message) naming the other file.
+    pub(super) fn merge_into(
+        &self,
+        suite: &mut toml::Table,
+        sources: &mut BTreeMap<String, String>,
+    ) -> Result<(), (String, String)> {
+        let own = |kind: &str, suite: &toml::Table| -> BTreeSet<String> {
+            match suite.get(kind) {
+                Some(toml::Value::Table(t)) => t.keys().cloned().collect(),
+                _ => BTreeSet::new(),
+            }
+        };
+        let (own_subjects, own_services) = (own("subjects", suite), own("services", suite));
+        for (kind, names, declared) in
+            [("subjects", &own_subjects, &self.subjects), ("services", &own_services, &self.services)]
+        {
+            if let Some(name) = names.iter().find(|n| declared.contains_key(*n)) {
+                return Err((
+                    format!("{kind}.{name}"),
+                    format!("is also declared in {}: name it by id instead", declared[name].file),
+                ));
+            }
+        }
+        // The subjects the suite names, then those they extend, in turn.
+        let mut wanted: Vec<String> = named_subjects(suite);
+        if let Some(toml::Value::Table(t)) = suite.get("subjects") {
+            for subject in t.values().filter_map(toml::Value::as_table) {
+                wanted.extend(subject.get("extends").and_then(|e| e.as_str()).map(String::from));
+                wanted.extend(string_list(subject, "needs"));
+            }
+        }
+        let mut taken = BTreeSet::new();
+        while let Some(name) = wanted.pop() {
+            if own_subjects.contains(&name) || taken.contains(&name) {
+                continue;
+            }
+            let Some(declared) = self.subjects.get(&name) else { continue };
+            taken.insert(name);
+            wanted.extend(declared.table.get("extends").and_then(|e| e.as_str()).map(String::from));
+            wanted.extend(string_list(&declared.table, "needs"));
+        }
+        let mut services: BTreeSet<String> = BTreeSet::new();
+        let subjects = table_at(suite, "subjects");
+        for name in &taken {
+            let declared = &self.subjects[name];
+            services.extend(string_list(&declared.table, "services"));
+            subjects.insert(name.clone(), toml::Value::Table(declared.table.clone()));
+            sources.insert(format!("subjects.{name}"), declared.file.clone());
+        }
+        for table in subjects.values().filter_map(toml::Value::as_table) {
+            services.extend(string_list(table, "services"));
+        }
+        let table = table_at(suite, "services");
+        for name in services {
+            if own_services.contains(&name) {
+                continue;
+            }
+            if let Some(declared) = self.services.get(&name) {
+                table.insert(name.clone(), toml::Value::Table(declared.table.clone()));
+                sources.insert(format!("services.{name}"), declared.file.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The subjects a suite's scenarios and harnesses name.
+fn named_subjects(suite: &toml::Table) -> Vec<String> {
+    let rows = |key: &str| match suite.get(key) {
+        Some(toml::Value::Array(rows)) => rows.clone(),
+        _ => Vec::new(),
+    };
+    let mut names: Vec<String> =
+        rows("scenarios").iter().filter_map(|s| s.get("subject")?.as_str().map(String::from)).collect();
+    for h in rows("harnesses") {
+        if let Some(toml::Value::Array(list)) = h.get("subjects") {
+            names.extend(list.iter().filter_map(|n| n.as_str().map(String::from)));
+        }
+    }
+    names
+}
+
+/// A subject's list of ids under `key` (`services`, `needs`), as written.
+fn string_list(subject: &toml::Table, key: &str) -> Vec<String> {
+    match subject.get(key) {
+        Some(toml::Value::Array(list)) => list.iter().filter_map(|n| n.as_str().map(String::from)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// `suite[key]` as a table, created when missing (a non-table is left for serde to report).
+fn table_at<'a>(suite: &'a mut toml::Table, key: &str) -> &'a mut toml::Table {
+    let value = suite.entry(key).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+    if !value.is_table() {
+        *value = toml::Value::Table(toml::Table::new());
+    }
+    value.as_table_mut().expect("a table")
+}
+
+fn subject_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        let name = entry.file_name();
+        if entry.file_type()?.is_dir() {
+            if !SKIPPED.iter().any(|s| name == *s) {
+                subject_files(&path, out)?;
+            }
+        } else if name == SUBJECT_FILE {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// A declaration file's TOML, with its path relative to the root for messages.
+fn read(root: &Path, path: &Path) -> Result<(String, toml::Table), SuiteError> {
+    let file = path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read { file: file.clone(), source })?;
+    let table = text.parse::<toml::Table>().map_err(|e| {
+        let line = e.span().map_or("(syntax)".to_string(), |s| {
+            format!("line {}", text[..s.start.min(text.len())].lines().count().max(1))
+        });
+        invalid(&file, &line, super::one_line(e.message()))
+    })?;
+    Ok((file, table))
+}
+
+fn invalid(file: &str, key: &str, message: String) -> SuiteError {
+    SuiteError::Invalid { file: file.to_string(), key: key.to_string(), message }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::Suite;
+
+    const REST: &str = r#"
+        [rest]
+        lang = "rust"
+        build = ["cargo", "build", "-p", "rest"]
+        command = ["target/release/rest"]
+        ports = { plain = "--port", tls = "--tls-port" }
+        health = { path = "/health" }
+
+        [rest-mq]
+        extends = "rest"
+        command = ["target/release/rest", "--broker", "{mq.port}"]
+        services = ["mq"]
+    "#;
+
+    const MQ: &str = r#"
+        command = ["mosquitto", "-p", "{port}"]
+        ports = ["port"]
+        ready = { port = "port" }
+    "#;
+
+    /// A project root with `subjects/<path>` files.
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, text) in files {
+            let path = dir.path().join("subjects").join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    fn suite(rows: &str) -> String {
+        format!(
+            r#"
+            [[scenarios]]
+            id = "a"
+            subject = "{rows}"
+            driver = "http1"
+            path = "/"
+            connections = 1
+            requests = 1
+            "#
+        )
+    }
+
+    fn parse(root: &Path, text: &str) -> Result<Suite, String> {
+        let catalog = Catalog::load(root).map_err(|e| e.to_string())?;
+        let suite = Suite::parse_with(text, "suites/s.toml", &catalog).map_err(|e| e.to_string())?;
+        suite.check("suites/s.toml", &["http1"]).map_err(|e| e.to_string())?;
+        Ok(suite)
+    }
+
+    #[test]
+    fn a_suite_gets_the_subjects_it_names_their_bases_and_their_services_and_no_more() {
+        let root = project(&[
+            ("lab/rust/subject.toml", REST),
+            ("other/subject.toml", "[unused]\nlang = \"go\"\ncommand = [\"x\"]\nports = {}\nhealth = { path = \"/\" }"),
+            ("lab/rust/node_modules/pkg/subject.toml", "not toml at all ["),
+            ("services/mq.toml", MQ),
+            ("services/pg.toml", MQ),
+        ]);
+        let s = parse(root.path(), &suite("rest-mq")).unwrap();
+        assert_eq!(s.subjects.keys().collect::<Vec<_>>(), ["rest", "rest-mq"]);
+        assert_eq!(s.services.keys().collect::<Vec<_>>(), ["mq"]);
+        // `extends` reached across into the catalog: the build and ports are rest's.
+        assert_eq!(s.subjects["rest-mq"].ports, s.subjects["rest"].ports);
+        assert_eq!(s.subjects["rest-mq"].build, s.subjects["rest"].build);
+        assert_eq!(s.source_of("subjects.rest-mq", "suites/s.toml"), "subjects/lab/rust/subject.toml");
+        assert_eq!(s.source_of("services.mq", "suites/s.toml"), "subjects/services/mq.toml");
+        let plain = parse(root.path(), &suite("rest")).unwrap();
+        assert!(plain.services.is_empty(), "rest uses no service");
+    }
+
+    #[test]
+    fn an_id_declared_twice_is_one_line_naming_both_files() {
+        let root = project(&[("a/subject.toml", REST), ("b/subject.toml", "[rest]\nlang = \"go\"")]);
+        let err = Catalog::load(root.path()).unwrap_err().to_string();
+        assert_eq!(err, "subjects/b/subject.toml: rest: subject `rest` is also declared in subjects/a/subject.toml");
+
+        let root = project(&[("a/subject.toml", REST), ("services/mq.toml", MQ)]);
+        let own = format!("{}\n[subjects.rest]\nlang = \"go\"", suite("rest"));
+        let err = parse(root.path(), &own).unwrap_err();
+        assert_eq!(
+            err,
+            "suites/s.toml: subjects.rest: is also declared in subjects/a/subject.toml: name it by id instead"
+        );
+        let own = format!("{}\n[services.mq]\ncommand = [\"x\"]", suite("rest"));
+        let err = parse(root.path(), &own).unwrap_err();
+        assert_eq!(
+            err,
+            "suites/s.toml: services.mq: is also declared in subjects/services/mq.toml: name it by id instead"
+        );
+    }
+
+    #[test]
+    fn a_mistake_in_a_declaration_names_its_file_and_key() {
+        let broken = REST.replace("health = { path = \"/health\" }", "health = { port = \"h3\", path = \"/health\" }");
+        let root = project(&[("a/subject.toml", &broken), ("services/mq.toml", MQ)]);
+        let err = parse(root.path(), &suite("rest")).unwrap_err();
+        assert_eq!(err, "subjects/a/subject.toml: rest.health.port: no port named `h3` in ports");
+
+        let typo = REST.replace("lang = ", "langg = ");
+        let root = project(&[("a/subject.toml", &typo), ("services/mq.toml", MQ)]);
+        let err = parse(root.path(), &suite("rest")).unwrap_err();
+        assert!(err.starts_with("subjects/a/subject.toml: rest.langg: unknown field `langg`"), "{err}");
+
+        let root = project(&[("a/subject.toml", REST), ("services/mq.toml", &MQ.replace("\"port\" }", "\"nope\" }"))]);
+        let err = parse(root.path(), &suite("rest-mq")).unwrap_err();
+        assert_eq!(err, "subjects/services/mq.toml: ready.port: no port named `nope` in ports");
+
+        let root = project(&[("a/subject.toml", "[rest]\nextends = \"gone\"")]);
+        let err = parse(root.path(), &suite("rest")).unwrap_err();
+        assert_eq!(err, "subjects/a/subject.toml: rest.extends: no subject named `gone`");
+
+        let root = project(&[("a/subject.toml", "[rest\nlang = 1")]);
+        let err = Catalog::load(root.path()).unwrap_err().to_string();
+        assert!(err.starts_with("subjects/a/subject.toml: line 1: "), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_subject_or_service_says_where_it_was_looked_for() {
+        let root = project(&[("a/subject.toml", REST)]);
+        let err = parse(root.path(), &suite("nobody")).unwrap_err();
+        assert_eq!(
+            err,
+            "suites/s.toml: scenarios[0].subject: no subject named `nobody` (in the suite or a subjects/**/subject.toml)"
+        );
+        let err = parse(root.path(), &suite("rest-mq")).unwrap_err();
+        assert_eq!(
+            err,
+            "subjects/a/subject.toml: rest-mq.services: no service named `mq` (in the suite or subjects/services/mq.toml)"
+        );
+    }
+
+    /// The repository's own declarations: every suite names its subjects and services by id (none
+    /// declares its own), and every declared subject and service is used by some suite.
+    #[test]
+    fn the_repository_declares_each_subject_and_service_once_and_uses_each() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let catalog = Catalog::load(&root).unwrap();
+        let (mut subjects, mut services) = (BTreeSet::new(), BTreeSet::new());
+        for path in crate::suite::files(&root.join("suites")).unwrap() {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let suite = Suite::parse_with(&text, &path.display().to_string(), &catalog).unwrap();
+            for name in suite.subjects.keys() {
+                assert!(
+                    suite.sources.contains_key(&format!("subjects.{name}")),
+                    "{}: declares `{name}`",
+                    path.display()
+                );
+                subjects.insert(name.clone());
+            }
+            for name in suite.services.keys() {
+                assert!(
+                    suite.sources.contains_key(&format!("services.{name}")),
+                    "{}: declares `{name}`",
+                    path.display()
+                );
+                services.insert(name.clone());
+            }
+        }
+        let declared: BTreeSet<String> = catalog.subjects.keys().cloned().collect();
+        assert_eq!(declared, subjects, "declared subjects against those the suites use");
+        let declared: BTreeSet<String> = catalog.services.keys().cloned().collect();
+        assert_eq!(declared, services, "declared services against those the suites use");
+    }
+}

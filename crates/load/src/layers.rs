@@ -1,0 +1,16 @@
+//! The crate's layering, read from its `use` lines and paths (`wirebench-layers`): no import
+//! circle between its modules (each file counts: the drivers' folder is not one node), and
+//! imports run downward only: no module imports the crate root, which registers and re-exports.
+
+use std::path::Path;
+
+use wirebench_layers::{circle, graph};
+
+#[test]
+fn modules_import_downward_only_and_around_no_circle() {
+    let g = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &["lib", "tests", "layers"]);
+    assert!(g["worker"].contains("tally") && g["script"].contains("tally"), "the reader sees imports: {g:?}");
+    let upward: Vec<&String> = g.iter().filter(|(_, deps)| deps.contains("lib")).map(|(m, _)| m).collect();
+    assert!(upward.is_empty(), "modules that import the crate root: {upward:?}");
+    assert_eq!(circle(&g), None);
+}

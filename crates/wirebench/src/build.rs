@@ -1,0 +1,51 @@
+//! `wirebench build [suite…]`: build what the named suites' rows need, each step once.
+
+use std::time::Instant;
+
+use anyhow::Context;
+
+use crate::cli::BuildArgs;
+use wirebench_core::build::Plan;
+use wirebench_core::suite::{self, Catalog, Suite};
+use wirebench_core::supervisor::Supervisor;
+
+pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
+    let root = suite::project_root(&args.suites_dir)?;
+    let catalog = Catalog::load(&root)?;
+    let paths = if args.suites.is_empty() {
+        suite::files(&args.suites_dir)?
+    } else {
+        args.suites.iter().map(|s| suite::resolve(s, &args.suites_dir)).collect()
+    };
+    let only = match &args.only {
+        Some(g) => Some(glob::Pattern::new(g).with_context(|| format!("--only `{g}` is not a glob"))?),
+        None => None,
+    };
+    let mut plan = Plan::default();
+    for path in &paths {
+        if !path.exists() {
+            anyhow::bail!("no suite {}: the file does not exist (see `wirebench list`)", path.display());
+        }
+        let suite = Suite::load_with(path, &root, &catalog, &wirebench_load::Registry)?;
+        plan.add(&suite, only.as_ref());
+    }
+    let supervisor = Supervisor { root: root.clone(), log_dir: root.join("target"), cpus: Vec::new() };
+    run_steps(&plan, &supervisor, args.dry_run)
+}
+
+/// Runs (or prints) each step in order; the first that fails ends the build with its error.
+pub fn run_steps(plan: &Plan, supervisor: &Supervisor, dry_run: bool) -> anyhow::Result<()> {
+    for step in &plan.steps {
+        let dir = step.workdir.as_deref().unwrap_or(".");
+        let command = step.argv.join(" ");
+        if dry_run {
+            println!("(cd {dir} && {command})  # {}", step.needed_by.join(", "));
+            continue;
+        }
+        eprint!("building {} in {dir}: {command} ...", step.needed_by.join(", "));
+        let started = Instant::now();
+        supervisor.build(&step.needed_by.join(", "), Some(step.argv.as_slice()), step.workdir.as_deref())?;
+        eprintln!(" {:.1} s", started.elapsed().as_secs_f64());
+    }
+    Ok(())
+}
