@@ -29,8 +29,9 @@ pub enum SupervisorError {
     PortTaken { subject: String, name: String, port: u16 },
     #[error("subject `{subject}`: cannot start `{program}`: {source}{hint}")]
     Spawn { subject: String, program: String, source: std::io::Error, hint: String },
-    #[error("subject `{subject}`: build `{command}` failed: {tail}")]
-    Build { subject: String, command: String, tail: String },
+    /// `who` names what needs the build ("subject `x` and 3 more").
+    #[error("{who}: build `{command}` failed: {tail}")]
+    Build { who: String, command: String, tail: String },
     #[error("subject `{subject}`: setup `{command}` failed: {tail}")]
     Setup { subject: String, command: String, tail: String },
     /// `who` is "subject `x`" or "service `x`".
@@ -89,7 +90,7 @@ pub struct Supervisor {
 
 impl Supervisor {
     /// Runs a subject's or harness's build step (`argv`, in `workdir`), if it has one.
-    pub fn build(&self, name: &str, argv: Option<&[String]>, workdir: Option<&str>) -> Result<(), SupervisorError> {
+    pub fn build(&self, who: &str, argv: Option<&[String]>, workdir: Option<&str>) -> Result<(), SupervisorError> {
         let Some(argv) = argv.filter(|a| !a.is_empty()) else { return Ok(()) };
         let command = argv.join(" ");
         let out = Command::new(&argv[0])
@@ -97,14 +98,10 @@ impl Supervisor {
             .current_dir(self.dir(workdir))
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| SupervisorError::Build {
-                subject: name.into(),
-                command: command.clone(),
-                tail: e.to_string(),
-            })?;
+            .map_err(|e| SupervisorError::Build { who: who.into(), command: command.clone(), tail: e.to_string() })?;
         if !out.status.success() {
             let text = String::from_utf8_lossy(&out.stderr);
-            return Err(SupervisorError::Build { subject: name.into(), command, tail: tail(&text) });
+            return Err(SupervisorError::Build { who: who.into(), command, tail: tail(&text) });
         }
         Ok(())
     }

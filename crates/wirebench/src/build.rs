@@ -42,9 +42,17 @@ pub fn run_steps(plan: &Plan, supervisor: &Supervisor, dry_run: bool) -> anyhow:
             println!("(cd {dir} && {command})  # {}", step.needed_by.join(", "));
             continue;
         }
-        eprint!("building {} in {dir}: {command} ...", step.needed_by.join(", "));
+        let who = match step.needed_by.as_slice() {
+            [one] => one.clone(),
+            [first, rest @ ..] => format!("{first} and {} more", rest.len()),
+            [] => "nothing".into(),
+        };
+        eprint!("building {who} in {dir}: {command} ...");
         let started = Instant::now();
-        supervisor.build(&step.needed_by.join(", "), Some(step.argv.as_slice()), step.workdir.as_deref())?;
+        if let Err(e) = supervisor.build(&who, Some(step.argv.as_slice()), step.workdir.as_deref()) {
+            eprintln!(" failed");
+            return Err(e.into());
+        }
         eprintln!(" {:.1} s", started.elapsed().as_secs_f64());
     }
     Ok(())

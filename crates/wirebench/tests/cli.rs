@@ -309,6 +309,18 @@ fn bad_input_gives_one_line_and_exit_1() {
     };
     assert_one_line_error(&run(&["run", "broken"]), "broken.toml: scenarios[0].connections: invalid type");
     assert_one_line_error(&run(&["run", "nosuch"]), "no suite `nosuch`");
+    let failing_build = "[subjects.x]\nlang = \"sh\"\nbuild = [\"sh\", \"-c\", \"echo no compiler >&2; exit 1\"]\ncommand = [\"x\"]\nports = { plain = \"--port\" }\nhealth = { path = \"/h\" }\n[[scenarios]]\nid = \"a\"\nsubject = \"x\"\ndriver = \"http1\"\npath = \"/\"\nconnections = 1\nrequests = 1\n";
+    std::fs::write(suites.join("badbuild.toml"), failing_build).unwrap();
+    // The progress line says which build failed; the error is the last line.
+    for args in [&["run", "badbuild"][..], &["build", "badbuild"]] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let lines: Vec<&str> = stderr.trim_end().lines().collect();
+        assert_eq!(lines.len(), 2, "{stderr}");
+        assert!(lines[0].starts_with("building subject `x` in .: sh -c") && lines[0].ends_with(" failed"), "{stderr}");
+        assert_eq!(lines[1], "wirebench: subject `x`: build `sh -c echo no compiler >&2; exit 1` failed: no compiler");
+    }
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--profile", "huge"]), "unknown profile `huge`");
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--cpus", "subject=zero"]), "--cpus");
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--only", "nothing*"]), "matches no scenario");
