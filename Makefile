@@ -35,14 +35,15 @@ setup-web:
 	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
 	@cd $(REALTIME) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
 
-build: setup build-wasm ## Build the instrument, every workspace binary the tests use, and what every suite needs (each language's tool skips what is current)
-	$(CARGO) build --release --workspace --locked
+build: setup build-wasm instrument ## Build the instrument, the Rust workspace and what every suite needs (each language's tool skips what is current)
 	$(WIREBENCH) build
 
-# The instrument itself; `wirebench build <suite>` then builds what that suite's rows need, from
-# the subjects' declarations (subjects/**/subject.toml) and the suites' harness rows.
+# The instrument, with the rest of the Rust workspace: the Rust subjects build it whole too, so
+# one selection of packages, and so one set of dependency features, serves all (decision 0021).
+# `wirebench build <suite>` then builds what else that suite's rows need, from the subjects'
+# declarations (subjects/**/subject.toml) and the suites' harness rows.
 instrument:
-	$(CARGO) build --release --locked -p wirebench
+	$(CARGO) build --release --locked --workspace
 
 build-formats: setup-web instrument ## Build the formats lab's Rust, Go, Java and TypeScript harnesses
 	$(WIREBENCH) build formats
@@ -67,7 +68,7 @@ parse-page: build ## The parse lab's browser page, by hand: both servers and the
 
 run: ## Run the protocols suite (quick profile), building only what it needs, and print the report's path
 	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES=mosquitto
-	$(CARGO) build --release --locked -p wirebench
+	@$(MAKE) --no-print-directory instrument
 	$(WIREBENCH) run protocols --profile quick
 
 smoke: build ## Run the seconds-long smoke suite
