@@ -814,9 +814,13 @@ pub fn project_root(suites_dir: &Path) -> Result<PathBuf, SuiteError> {
 
 /// Every suite file in the suites directory, by name.
 pub fn files(suites_dir: &Path) -> Result<Vec<PathBuf>, SuiteError> {
-    let read = |source| SuiteError::Read { file: format!("{} (use --suites-dir)", suites_dir.display()), source };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(suites_dir)
-        .map_err(read)?
+    toml_files(suites_dir)
+        .map_err(|source| SuiteError::Read { file: format!("{} (use --suites-dir)", suites_dir.display()), source })
+}
+
+/// The `.toml` files directly in `dir`, by name (suites, service declarations).
+fn toml_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();

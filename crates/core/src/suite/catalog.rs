@@ -65,13 +65,8 @@ impl Catalog {
         }
         let services = dir.join(SERVICES_DIR);
         if services.is_dir() {
-            let read_dir = |source| SuiteError::Read { file: services.display().to_string(), source };
-            let mut paths: Vec<PathBuf> = std::fs::read_dir(&services)
-                .map_err(read_dir)?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-                .collect();
-            paths.sort();
+            let paths = super::toml_files(&services)
+                .map_err(|source| SuiteError::Read { file: services.display().to_string(), source })?;
             for path in paths {
                 let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let (file, table) = read(root, &path)?;
@@ -122,13 +117,10 @@ impl Catalog {
                 ));
             }
         }
-        // The subjects the suite names, then those they extend, in turn.
+        // The subjects the suite names, then those they extend or need, in turn.
         let mut wanted: Vec<String> = named_subjects(suite);
         if let Some(toml::Value::Table(t)) = suite.get("subjects") {
-            for subject in t.values().filter_map(toml::Value::as_table) {
-                wanted.extend(subject.get("extends").and_then(|e| e.as_str()).map(String::from));
-                wanted.extend(string_list(subject, "needs"));
-            }
+            wanted.extend(t.values().filter_map(toml::Value::as_table).flat_map(referenced));
         }
         let mut taken = BTreeSet::new();
         while let Some(name) = wanted.pop() {
@@ -137,21 +129,18 @@ impl Catalog {
             }
             let Some(declared) = self.subjects.get(&name) else { continue };
             taken.insert(name);
-            wanted.extend(declared.table.get("extends").and_then(|e| e.as_str()).map(String::from));
-            wanted.extend(string_list(&declared.table, "needs"));
+            wanted.extend(referenced(&declared.table));
         }
-        let mut services: BTreeSet<String> = BTreeSet::new();
-        let subjects = table_at(suite, "subjects");
+        // A `subjects` or `services` that is not a table is left as written, for serde to refuse.
+        let Some(subjects) = table_at(suite, "subjects") else { return Ok(()) };
         for name in &taken {
             let declared = &self.subjects[name];
-            services.extend(string_list(&declared.table, "services"));
             subjects.insert(name.clone(), toml::Value::Table(declared.table.clone()));
             sources.insert(format!("subjects.{name}"), declared.file.clone());
         }
-        for table in subjects.values().filter_map(toml::Value::as_table) {
-            services.extend(string_list(table, "services"));
-        }
-        let table = table_at(suite, "services");
+        let services: BTreeSet<String> =
+            subjects.values().filter_map(toml::Value::as_table).flat_map(|t| string_list(t, "services")).collect();
+        let Some(table) = table_at(suite, "services") else { return Ok(()) };
         for name in services {
             if own_services.contains(&name) {
                 continue;
@@ -168,20 +157,25 @@ impl Catalog {
 /// The subjects a suite's scenarios and harnesses name.
 fn named_subjects(suite: &toml::Table) -> Vec<String> {
     let rows = |key: &str| match suite.get(key) {
-        Some(toml::Value::Array(rows)) => rows.clone(),
-        _ => Vec::new(),
+        Some(toml::Value::Array(rows)) => rows.as_slice(),
+        _ => &[],
     };
     let mut names: Vec<String> =
         rows("scenarios").iter().filter_map(|s| s.get("subject")?.as_str().map(String::from)).collect();
-    for h in rows("harnesses") {
-        if let Some(toml::Value::Array(list)) = h.get("subjects") {
-            names.extend(list.iter().filter_map(|n| n.as_str().map(String::from)));
-        }
+    for h in rows("harnesses").iter().filter_map(toml::Value::as_table) {
+        names.extend(string_list(h, "subjects"));
     }
     names
 }
 
-/// A subject's list of ids under `key` (`services`, `needs`), as written.
+/// The subjects a subject's table names: the one it `extends` and those it `needs`.
+fn referenced(subject: &toml::Table) -> Vec<String> {
+    let mut names = string_list(subject, "needs");
+    names.extend(subject.get("extends").and_then(|e| e.as_str()).map(String::from));
+    names
+}
+
+/// A table's list of ids under `key` (`services`, `needs`, a harness's `subjects`), as written.
 fn string_list(subject: &toml::Table, key: &str) -> Vec<String> {
     match subject.get(key) {
         Some(toml::Value::Array(list)) => list.iter().filter_map(|n| n.as_str().map(String::from)).collect(),
@@ -189,13 +183,9 @@ fn string_list(subject: &toml::Table, key: &str) -> Vec<String> {
     }
 }
 
-/// `suite[key]` as a table, created when missing (a non-table is left for serde to report).
-fn table_at<'a>(suite: &'a mut toml::Table, key: &str) -> &'a mut toml::Table {
-    let value = suite.entry(key).or_insert_with(|| toml::Value::Table(toml::Table::new()));
-    if !value.is_table() {
-        *value = toml::Value::Table(toml::Table::new());
-    }
-    value.as_table_mut().expect("a table")
+/// `suite[key]` as a table, created when missing; `None` when it is something else.
+fn table_at<'a>(suite: &'a mut toml::Table, key: &str) -> Option<&'a mut toml::Table> {
+    suite.entry(key).or_insert_with(|| toml::Value::Table(toml::Table::new())).as_table_mut()
 }
 
 fn subject_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -354,6 +344,15 @@ mod tests {
         let root = project(&[("a/subject.toml", "[rest\nlang = 1")]);
         let err = Catalog::load(root.path()).unwrap_err().to_string();
         assert!(err.starts_with("subjects/a/subject.toml: line 1: "), "{err}");
+    }
+
+    #[test]
+    fn subjects_or_services_that_are_not_tables_are_refused_not_replaced() {
+        let root = project(&[("a/subject.toml", REST), ("services/mq.toml", MQ)]);
+        for key in ["subjects", "services"] {
+            let err = parse(root.path(), &format!("{key} = 1\n{}", suite("rest-mq"))).unwrap_err();
+            assert!(err.starts_with(&format!("suites/s.toml: {key}: invalid type: integer")), "{err}");
+        }
     }
 
     #[test]
