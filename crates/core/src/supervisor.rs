@@ -89,16 +89,14 @@ pub struct Supervisor {
 }
 
 impl Supervisor {
-    /// Runs a subject's or harness's build step (`argv`, in `workdir`), if it has one.
-    pub fn build(&self, who: &str, argv: Option<&[String]>, workdir: Option<&str>) -> Result<(), SupervisorError> {
-        let Some(argv) = argv.filter(|a| !a.is_empty()) else { return Ok(()) };
+    /// Runs one build step (`argv`, in `workdir`) for `who` (what needs it, for the error).
+    pub fn build(&self, who: &str, argv: &[String], workdir: Option<&str>) -> Result<(), SupervisorError> {
+        let Some((program, args)) = argv.split_first() else { return Ok(()) };
         let command = argv.join(" ");
-        let out = Command::new(&argv[0])
-            .args(&argv[1..])
-            .current_dir(self.dir(workdir))
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| SupervisorError::Build { who: who.into(), command: command.clone(), tail: e.to_string() })?;
+        let out =
+            Command::new(program).args(args).current_dir(self.dir(workdir)).stdin(Stdio::null()).output().map_err(
+                |e| SupervisorError::Build { who: who.into(), command: command.clone(), tail: e.to_string() },
+            )?;
         if !out.status.success() {
             let text = String::from_utf8_lossy(&out.stderr);
             return Err(SupervisorError::Build { who: who.into(), command, tail: tail(&text) });

@@ -89,6 +89,11 @@ pub fn graph(src: &Path, skip: &[&str]) -> Graph {
         .collect()
 }
 
+/// The modules that import an item of the crate root (`lib.rs`): imports that run upward.
+pub fn importers_of_root(g: &Graph) -> Vec<&str> {
+    g.iter().filter(|(_, deps)| deps.contains("lib")).map(|(m, _)| m.as_str()).collect()
+}
+
 /// A module's top-level folder or file (`labs::parse` → `labs`).
 pub fn top(m: &str) -> &str {
     m.split("::").next().unwrap_or(m)

@@ -17,10 +17,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
     } else {
         args.suites.iter().map(|s| suite::resolve(s, &args.suites_dir)).collect()
     };
-    let only = match &args.only {
-        Some(g) => Some(glob::Pattern::new(g).with_context(|| format!("--only `{g}` is not a glob"))?),
-        None => None,
-    };
+    let only = only_glob(args.only.as_deref())?;
     let mut plan = Plan::default();
     for path in &paths {
         if !path.exists() {
@@ -31,6 +28,11 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
     }
     let supervisor = Supervisor { root: root.clone(), log_dir: root.join("target"), cpus: Vec::new() };
     run_steps(&plan, &supervisor, args.dry_run)
+}
+
+/// `--only GLOB` of `build` and `run`, checked.
+pub fn only_glob(only: Option<&str>) -> anyhow::Result<Option<glob::Pattern>> {
+    only.map(|g| glob::Pattern::new(g).with_context(|| format!("--only `{g}` is not a glob"))).transpose()
 }
 
 /// Runs (or prints) each step in order; the first that fails ends the build with its error.
@@ -49,7 +51,7 @@ pub fn run_steps(plan: &Plan, supervisor: &Supervisor, dry_run: bool) -> anyhow:
         };
         eprint!("building {who} in {dir}: {command} ...");
         let started = Instant::now();
-        if let Err(e) = supervisor.build(&who, Some(step.argv.as_slice()), step.workdir.as_deref()) {
+        if let Err(e) = supervisor.build(&who, &step.argv, step.workdir.as_deref()) {
             eprintln!(" failed");
             return Err(e.into());
         }

@@ -28,13 +28,10 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
         names.extend(suite.profiles.keys().map(String::as_str).filter(|n| !["smoke", "quick", "full"].contains(n)));
         format!("unknown profile `{profile_name}`: use one of {}", names.join(", "))
     })?;
-    let only = match &args.only {
-        Some(glob) => Some(glob::Pattern::new(glob).with_context(|| format!("--only `{glob}` is not a glob"))?),
-        None => None,
-    };
-    if let (Some(glob), Some(pattern)) = (&args.only, &only) {
+    let only = crate::build::only_glob(args.only.as_deref())?;
+    if let Some(pattern) = &only {
         if suite.plan(&profile, Some(pattern)).is_empty() && suite.harnesses_matching(Some(pattern)).is_empty() {
-            bail!("--only `{glob}` matches no scenario of suite `{}`", suite.name);
+            bail!("--only `{}` matches no scenario of suite `{}`", pattern.as_str(), suite.name);
         }
     }
     let cpus = machine::cpu_sets(args.cpus.as_deref())?;
