@@ -1,12 +1,29 @@
-//! Judging published claims against measurements: confirmed when the whole 95 % interval of the
-//! measured value satisfies the claim, refuted when the whole interval contradicts it,
-//! inconclusive when the interval straddles the threshold or there are too few repeats.
+//! Judging published claims against measurements.
+//!
+//! A claim's expression (a metric of one scenario, a ratio of two, or a ratio of two ratios) is
+//! estimated with a 95 % interval; the verdict reads the whole interval:
+//! - **refuted** when it contradicts the claim's direction (`op threshold`) everywhere;
+//! - **inconclusive** when it straddles the threshold, when there are too few repeats, or when the
+//!   direction holds but the interval crosses an edge of the study's size band;
+//! - **differs in size** when the direction holds everywhere but the interval lies wholly outside
+//!   the band `[published / tolerance, published × tolerance]` around the study's own number;
+//! - **confirmed** when the direction holds everywhere and, where the study gave a number, the
+//!   interval lies within that band. Without a published number only the direction is judged.
+//!
+//! The band is a factor, not a difference, because the studies' numbers are ratios of rates and
+//! times on other hardware: what carries over between machines is a proportion.
+//! `SIZE_TOLERANCE` and its reasoning are in docs/METHODOLOGY.md ("Claims").
+//!
+//! A claim whose scenario ids hold a `*` ranges over every case it matches ("in every case",
+//! "fastest of all"): each case is judged alone, and the claim takes its weakest case's verdict
+//! (refuted < inconclusive < differs in size < confirmed), value and interval.
 //!
 //! A ratio of two scenarios measured in the same repeats (1..R of both), or a ratio of two such
-//! ratios (`versus`), is estimated from the per-repeat values: their geometric mean, with a Student-t interval on their logarithms. The
-//! harnesses interleave their scenarios repeat by repeat, so a slow moment of the machine hits
-//! both sides of a pair and cancels; the interval stays positive. Without two such pairs, the
-//! ratio of medians with the conservative interval (extremes of both intervals) is used.
+//! ratios (`versus`), is estimated from the per-repeat values: their geometric mean, with a
+//! Student-t interval on their logarithms. The harnesses interleave their scenarios repeat by
+//! repeat, so a slow moment of the machine hits both sides of a pair and cancels; the interval
+//! stays positive. Without two such pairs, the ratio of medians with the conservative interval
+//! (extremes of both intervals) is used.
 
 use serde::Serialize;
 
@@ -14,62 +31,167 @@ use std::collections::BTreeMap;
 
 use crate::results::ScenarioSummary;
 use crate::stats::Summary;
-use crate::suite::{Claim, Op};
+use crate::suite::Claim;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// How far, as a factor either way, our value may lie from the study's and still be its size:
+/// within `[published / 1.5, published × 1.5]`. See docs/METHODOLOGY.md ("Claims") for why.
+pub const SIZE_TOLERANCE: f64 = 1.5;
+
+/// A claim's verdict, weakest first: a quantified claim takes its weakest case's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Verdict {
-    Confirmed,
     Refuted,
     Inconclusive,
+    DiffersInSize,
+    Confirmed,
 }
 
 impl Verdict {
+    /// The id in CSV and the HTML badge's class.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Confirmed => "confirmed",
+            Verdict::DiffersInSize => "differs-in-size",
             Verdict::Refuted => "refuted",
             Verdict::Inconclusive => "inconclusive",
         }
     }
+
+    /// The words a reader sees.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::DiffersInSize => "differs in size",
+            v => v.as_str(),
+        }
+    }
 }
 
-/// A claim with our value: the point estimate and its 95 % interval (see the module note).
-#[derive(Debug, Clone, Serialize)]
-pub struct Judged {
-    pub claim: Claim,
+/// Our value of an expression: the point estimate, its 95 % interval and the verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Outcome {
     pub value: Option<f64>,
     pub interval: Option<(f64, f64)>,
     pub verdict: Verdict,
-    /// Why the verdict is inconclusive without a value or interval.
-    pub reason: Option<String>,
+    /// Why the verdict is not a plain confirmation.
+    pub reason: Option<Reason>,
+}
+
+/// Why a verdict is what it is, where a plain confirmation does not say it all; the report puts
+/// it in words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Reason {
+    /// One repeat: no interval.
+    OneRepeat,
+    NotMeasured { metric: String, scenario: String },
+    /// A divisor is zero.
+    Zero { metric: String, scenario: String },
+    /// A quantified claim's globs match no measured scenario.
+    NoCase { globs: Vec<String> },
+    /// The interval straddles the threshold.
+    Straddles,
+    /// The whole interval contradicts the claim.
+    Contradicts,
+    /// The direction holds, but the whole interval lies outside the study's size band: ours is
+    /// `over` times the study's number.
+    SizeOutside { over: f64, tolerance: f64 },
+    /// The direction holds; the interval crosses an edge of the study's size band.
+    SizeCrosses { tolerance: f64 },
+}
+
+/// One case of a quantified claim, judged.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Case {
+    /// What the claim's `*` stood for.
+    pub label: String,
+    /// The scenarios the case divides, in the claim's order.
+    pub scenarios: Vec<String>,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// A claim with our value (see the module note); for a quantified claim, its weakest case's.
+#[derive(Debug, Clone, Serialize)]
+pub struct Judged {
+    pub claim: Claim,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// Every case of a quantified claim, in the order of their labels; empty otherwise.
+    pub cases: Vec<Case>,
+    /// The label of the case that decided a quantified claim's verdict.
+    pub deciding: Option<String>,
+}
+
+impl Judged {
+    /// Our value over the study's, with the interval over it: `None` without both numbers.
+    pub fn over_published(&self) -> Option<(f64, Option<(f64, f64)>)> {
+        let p = self.claim.published_value?;
+        let v = self.outcome.value?;
+        Some((v / p, self.outcome.interval.map(|(lo, hi)| (lo / p, hi / p))))
+    }
 }
 
 pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
-    let scenario = |id: &str| summaries.iter().find(|s| s.scenario == id);
-    let inconclusive = |reason: String| Judged {
-        claim: claim.clone(),
-        value: None,
-        interval: None,
-        verdict: Verdict::Inconclusive,
-        reason: Some(reason),
-    };
-    let factors = claim.factors();
-    let mut measured = Vec::new();
-    for &(id, exponent) in &factors {
-        let Some(s) = scenario(id).and_then(|s| s.get(&claim.metric).copied()) else {
-            return inconclusive(format!("no {} measured for {id}", claim.metric));
-        };
-        if exponent < 0 && s.median == 0.0 {
-            return inconclusive(format!("{} of {id} is zero", claim.metric));
+    if !claim.is_quantified() {
+        let factors: Vec<(String, i32)> = claim.factors().iter().map(|&(id, e)| (id.to_string(), e)).collect();
+        let outcome = estimate(claim, &factors, summaries);
+        return Judged { claim: claim.clone(), outcome, cases: Vec::new(), deciding: None };
+    }
+    let ids: Vec<&str> = summaries.iter().map(|s| s.scenario.as_str()).collect();
+    let cases: Vec<Case> = claim
+        .cases(&ids)
+        .into_iter()
+        .map(|c| Case {
+            outcome: estimate(claim, &c.factors, summaries),
+            scenarios: c.factors.into_iter().map(|(id, _)| id).collect(),
+            label: c.label,
+        })
+        .collect();
+    // The weakest verdict decides; among equals, the case nearest to failing: the lowest lower
+    // bound of a `>` claim, the highest upper bound of a `<` one.
+    let margin = |c: &Case| {
+        let (lo, hi) = c.outcome.interval.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+        if claim.op.holds(1.0, 0.0) {
+            lo
+        } else {
+            -hi
         }
-        measured.push((s, exponent));
+    };
+    let deciding = cases.iter().min_by(|a, b| {
+        a.outcome.verdict.cmp(&b.outcome.verdict).then(margin(a).total_cmp(&margin(b)))
+    });
+    let Some(d) = deciding else {
+        let globs = claim.factors().into_iter().map(|(id, _)| id.to_string()).filter(|id| id.contains('*')).collect();
+        let outcome =
+            Outcome { value: None, interval: None, verdict: Verdict::Inconclusive, reason: Some(Reason::NoCase { globs }) };
+        return Judged { claim: claim.clone(), outcome, cases, deciding: None };
+    };
+    let (outcome, deciding) = (d.outcome.clone(), Some(d.label.clone()));
+    Judged { claim: claim.clone(), outcome, cases, deciding }
+}
+
+/// The value of the claim's expression over `factors` (`metric(id)^exponent` multiplied), its
+/// interval and verdict.
+fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSummary]) -> Outcome {
+    let scenario = |id: &str| summaries.iter().find(|s| s.scenario == id);
+    let inconclusive =
+        |reason: Reason| Outcome { value: None, interval: None, verdict: Verdict::Inconclusive, reason: Some(reason) };
+    let mut measured = Vec::new();
+    for (id, exponent) in factors {
+        let Some(s) = scenario(id).and_then(|s| s.get(&claim.metric).copied()) else {
+            return inconclusive(Reason::NotMeasured { metric: claim.metric.clone(), scenario: id.clone() });
+        };
+        if *exponent < 0 && s.median == 0.0 {
+            return inconclusive(Reason::Zero { metric: claim.metric.clone(), scenario: id.clone() });
+        }
+        measured.push((s, *exponent));
     }
     if factors.len() == 1 {
         return decide(claim, measured[0].0.median, measured[0].0.ci);
     }
     let repeats: Option<Vec<_>> =
-        factors.iter().map(|&(id, e)| Some((scenario(id)?.by_repeat.get(claim.metric.as_str())?, e))).collect();
+        factors.iter().map(|(id, e)| Some((scenario(id)?.by_repeat.get(claim.metric.as_str())?, *e))).collect();
     if let Some(paired) = repeats.and_then(|r| paired_ratio(&r)) {
         return decide(claim, paired.0, Some(paired.1));
     }
@@ -102,34 +224,39 @@ fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)]) -> Option<(f64, (f64, f6
     Some((s.mean.exp(), (lo.exp(), hi.exp())))
 }
 
-fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Judged {
-    let verdict = match interval {
-        None => Verdict::Inconclusive,
-        Some((lo, hi)) => {
-            let (all_true, all_false) = match claim.op {
-                Op::Greater => (lo > claim.threshold, hi <= claim.threshold),
-                Op::Less => (hi < claim.threshold, lo >= claim.threshold),
-            };
-            if all_true {
-                Verdict::Confirmed
-            } else if all_false {
-                Verdict::Refuted
-            } else {
-                Verdict::Inconclusive
-            }
-        }
+/// The verdict of a value and its interval: the direction first, then the size.
+fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
+    let outcome = |verdict, reason| Outcome { value: Some(value), interval, verdict, reason };
+    let Some((lo, hi)) = interval else {
+        return outcome(Verdict::Inconclusive, Some(Reason::OneRepeat));
     };
-    let reason = match (interval, verdict) {
-        (None, _) => Some("one repeat: no confidence interval (use --profile quick or full)".into()),
-        (Some(_), Verdict::Inconclusive) => Some("the confidence interval straddles the threshold".into()),
-        _ => None,
+    let holds = |v| claim.op.holds(v, claim.threshold);
+    match (holds(lo), holds(hi)) {
+        (true, true) => {}
+        (false, false) => return outcome(Verdict::Refuted, Some(Reason::Contradicts)),
+        _ => return outcome(Verdict::Inconclusive, Some(Reason::Straddles)),
+    }
+    let Some(published) = claim.published_value else {
+        return outcome(Verdict::Confirmed, None);
     };
-    Judged { claim: claim.clone(), value: Some(value), interval, verdict, reason }
+    let tolerance = claim.tolerance.unwrap_or(SIZE_TOLERANCE);
+    let (band_lo, band_hi) = (published / tolerance, published * tolerance);
+    // A relative hair of slack, so a value exactly at an edge is not pushed out by the last bit
+    // of a logarithm's rounding.
+    let (band_lo, band_hi) = (band_lo * (1.0 - 1e-12), band_hi * (1.0 + 1e-12));
+    if lo >= band_lo && hi <= band_hi {
+        outcome(Verdict::Confirmed, None)
+    } else if hi < band_lo || lo > band_hi {
+        outcome(Verdict::DiffersInSize, Some(Reason::SizeOutside { over: value / published, tolerance }))
+    } else {
+        outcome(Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance }))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::Op;
     use std::collections::BTreeMap;
 
     fn summary(id: &str, rps: &[f64]) -> ScenarioSummary {
@@ -157,7 +284,9 @@ mod tests {
             id: "c".into(),
             text: "a beats b".into(),
             published: "69x".into(),
-            published_value: Some(69.0),
+            published_value: None,
+            tolerance: None,
+            source: None,
             note: None,
             metric: "rps".into(),
             numerator: "a".into(),
@@ -165,6 +294,7 @@ mod tests {
             versus: None,
             op,
             threshold,
+            except: Vec::new(),
         }
     }
 
@@ -172,12 +302,12 @@ mod tests {
     fn verdicts_follow_the_interval() {
         let s = vec![summary("a", &[1000.0, 1010.0, 990.0]), summary("b", &[10.0, 10.1, 9.9])];
         let j = judge(&claim(Op::Greater, 10.0), &s);
-        assert_eq!(j.verdict, Verdict::Confirmed);
-        assert!((j.value.unwrap() - 100.0).abs() < 1e-9);
-        assert_eq!(judge(&claim(Op::Greater, 500.0), &s).verdict, Verdict::Refuted);
-        assert_eq!(judge(&claim(Op::Less, 500.0), &s).verdict, Verdict::Confirmed);
-        let (lo, hi) = j.interval.unwrap();
-        assert_eq!(judge(&claim(Op::Greater, (lo + hi) / 2.0), &s).verdict, Verdict::Inconclusive);
+        assert_eq!(j.outcome.verdict, Verdict::Confirmed);
+        assert!((j.outcome.value.unwrap() - 100.0).abs() < 1e-9);
+        assert_eq!(judge(&claim(Op::Greater, 500.0), &s).outcome.verdict, Verdict::Refuted);
+        assert_eq!(judge(&claim(Op::Less, 500.0), &s).outcome.verdict, Verdict::Confirmed);
+        let (lo, hi) = j.outcome.interval.unwrap();
+        assert_eq!(judge(&claim(Op::Greater, (lo + hi) / 2.0), &s).outcome.verdict, Verdict::Inconclusive);
     }
 
     /// `summary` with its values as repeats 1, 2, ...
@@ -191,18 +321,18 @@ mod tests {
         // Repeat 2 ran on a slow machine: 3× slower on both sides, so each ratio is 10.
         let (a, b) = ([100.0, 300.0, 100.0], [10.0, 30.0, 10.0]);
         let j = judge(&claim(Op::Greater, 9.0), &[paired("a", &a), paired("b", &b)]);
-        assert_eq!(j.verdict, Verdict::Confirmed);
-        assert!((j.value.unwrap() - 10.0).abs() < 1e-9);
-        let (lo, hi) = j.interval.unwrap();
+        assert_eq!(j.outcome.verdict, Verdict::Confirmed);
+        assert!((j.outcome.value.unwrap() - 10.0).abs() < 1e-9);
+        let (lo, hi) = j.outcome.interval.unwrap();
         assert!((lo - 10.0).abs() < 1e-9 && (hi - 10.0).abs() < 1e-9, "{lo} {hi}");
         // Unpaired, the same numbers are inconclusive: 100/30 .. 300/10 straddles 9.
         let j = judge(&claim(Op::Greater, 9.0), &[summary("a", &a), summary("b", &b)]);
-        assert_eq!(j.verdict, Verdict::Inconclusive);
+        assert_eq!(j.outcome.verdict, Verdict::Inconclusive);
         // Differing ratios give a positive interval around their geometric mean.
         let j = judge(&claim(Op::Greater, 1.0), &[paired("a", &[20.0, 40.0, 30.0]), paired("b", &[10.0, 10.0, 10.0])]);
-        let (lo, hi) = j.interval.unwrap();
+        let (lo, hi) = j.outcome.interval.unwrap();
         assert!(lo > 0.0 && lo < 2.0 && hi > 4.0, "{lo} {hi}");
-        assert!((j.value.unwrap() - 24_f64.cbrt()).abs() < 1e-9);
+        assert!((j.outcome.value.unwrap() - 24_f64.cbrt()).abs() < 1e-9);
     }
 
     #[test]
@@ -233,23 +363,135 @@ mod tests {
             ]
         };
         let j = judge(&versus, &rows(paired));
-        assert_eq!(j.verdict, Verdict::Confirmed);
-        assert!((j.value.unwrap() - 1.0 / 7.0).abs() < 1e-9, "{:?}", j.value);
+        assert_eq!(j.outcome.verdict, Verdict::Confirmed);
+        assert!((j.outcome.value.unwrap() - 1.0 / 7.0).abs() < 1e-9, "{:?}", j.outcome.value);
         let j = judge(&versus, &rows(summary));
-        assert!((j.value.unwrap() - 1.0 / 7.0).abs() < 1e-9);
-        let (lo, hi) = j.interval.unwrap();
+        assert!((j.outcome.value.unwrap() - 1.0 / 7.0).abs() < 1e-9);
+        let (lo, hi) = j.outcome.interval.unwrap();
         assert!(lo < 1.0 / 7.0 && hi > 1.0 / 7.0, "{lo} {hi}");
         let missing = judge(&versus, &rows(paired)[..3]);
-        assert_eq!(missing.reason.as_deref(), Some("no rps measured for rest-1mb"));
+        assert_eq!(missing.outcome.reason, Some(Reason::NotMeasured { metric: "rps".into(), scenario: "rest-1mb".into() }));
     }
 
     #[test]
     fn single_repeat_or_missing_scenario_is_inconclusive() {
         let s = vec![summary("a", &[1000.0]), summary("b", &[10.0])];
         let j = judge(&claim(Op::Greater, 10.0), &s);
-        assert_eq!((j.verdict, j.value), (Verdict::Inconclusive, Some(100.0)));
+        assert_eq!((j.outcome.verdict, j.outcome.value), (Verdict::Inconclusive, Some(100.0)));
         let j = judge(&claim(Op::Greater, 10.0), &s[..1]);
-        assert_eq!(j.verdict, Verdict::Inconclusive);
-        assert!(j.reason.unwrap().contains("no rps measured for b"));
+        assert_eq!(j.outcome.verdict, Verdict::Inconclusive);
+        assert_eq!(j.outcome.reason, Some(Reason::NotMeasured { metric: "rps".into(), scenario: "b".into() }));
+    }
+
+    /// A ratio claim `a / b > 1` whose study said `published`, over paired repeats of `ratios`.
+    fn sized(published: f64, tolerance: Option<f64>, ratios: &[f64]) -> Judged {
+        let b = vec![100.0; ratios.len()];
+        let a: Vec<f64> = ratios.iter().map(|r| r * 100.0).collect();
+        let c = Claim { published_value: Some(published), tolerance, ..claim(Op::Greater, 1.0) };
+        judge(&c, &[paired("a", &a), paired("b", &b)])
+    }
+
+    #[test]
+    fn a_direction_that_holds_at_another_size_differs_in_size() {
+        // The study's 3.85x, ours 1.45x (h1-beats-h2tls-1kb): the direction holds, the size does not.
+        let j = sized(3.85, None, &[1.44, 1.45, 1.46]);
+        assert_eq!(j.outcome.verdict, Verdict::DiffersInSize);
+        let Some(Reason::SizeOutside { over, tolerance }) = j.outcome.reason else { panic!("{:?}", j.outcome) };
+        assert!((over - 1.45 / 3.85).abs() < 1e-3 && tolerance == SIZE_TOLERANCE, "{over}");
+        let (ratio, interval) = j.over_published().unwrap();
+        assert!((ratio - over).abs() < 1e-12 && interval.unwrap().1 < 1.0 / SIZE_TOLERANCE);
+        // Within ×/÷ 1.5 of the study's number: confirmed, on either side of it.
+        assert_eq!(sized(3.85, None, &[3.0, 3.05, 3.1]).outcome.verdict, Verdict::Confirmed);
+        assert_eq!(sized(3.85, None, &[5.0, 5.1, 5.2]).outcome.verdict, Verdict::Confirmed);
+        // Larger than the study's by more than the band: differs too.
+        assert_eq!(sized(3.85, None, &[6.0, 6.1, 6.2]).outcome.verdict, Verdict::DiffersInSize);
+        // The direction failing is still refuted, whatever the size.
+        assert_eq!(sized(3.85, None, &[0.5, 0.51, 0.52]).outcome.verdict, Verdict::Refuted);
+    }
+
+    #[test]
+    fn the_size_band_edges_are_inside_and_a_crossing_interval_is_undecided() {
+        // Exactly at the band's edges (2 / 1.5 and 2 x 1.5, every repeat alike): inside.
+        assert_eq!(sized(2.0, None, &[3.0, 3.0, 3.0]).outcome.verdict, Verdict::Confirmed);
+        assert_eq!(sized(2.0, None, &[2.0 / 1.5, 2.0 / 1.5]).outcome.verdict, Verdict::Confirmed);
+        // Just past an edge: outside.
+        assert_eq!(sized(2.0, None, &[3.01, 3.01, 3.01]).outcome.verdict, Verdict::DiffersInSize);
+        // An interval reaching over the upper edge: neither the study's size nor another.
+        let j = sized(2.0, None, &[2.5, 3.5, 3.0]);
+        assert_eq!((j.outcome.verdict, j.outcome.reason), (Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance: 1.5 })));
+        // A claim's own tolerance ("slightly": x/÷ 1.1) narrows the band.
+        assert_eq!(sized(1.05, Some(1.1), &[1.2, 1.2, 1.2]).outcome.verdict, Verdict::DiffersInSize);
+        assert_eq!(sized(1.05, None, &[1.2, 1.2, 1.2]).outcome.verdict, Verdict::Confirmed);
+        // One repeat: no interval, so neither the direction nor the size is decided.
+        assert_eq!(sized(2.0, None, &[2.0]).outcome.reason, Some(Reason::OneRepeat));
+    }
+
+    /// "Go beats Java in every case": go-{case} / java-{case} > 1 over every case measured.
+    fn every_case(cases: &[(&str, f64)]) -> (Claim, Vec<ScenarioSummary>) {
+        let mut rows = Vec::new();
+        for (case, ratio) in cases {
+            rows.push(paired(&format!("go-{case}"), &[ratio * 100.0, ratio * 101.0, ratio * 99.0]));
+            rows.push(paired(&format!("java-{case}"), &[100.0, 101.0, 99.0]));
+        }
+        let c = Claim { numerator: "go-*".into(), denominator: Some("java-*".into()), ..claim(Op::Greater, 1.0) };
+        (c, rows)
+    }
+
+    #[test]
+    fn a_quantified_claim_takes_its_weakest_case() {
+        let (c, rows) = every_case(&[("g1", 2.0), ("g2", 1.5), ("g3", 3.0)]);
+        let j = judge(&c, &rows);
+        assert_eq!(j.outcome.verdict, Verdict::Confirmed);
+        let labels: Vec<&str> = j.cases.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["g1", "g2", "g3"]);
+        assert_eq!(j.cases[1].scenarios, ["go-g2", "java-g2"]);
+        // The least of the confirmed cases is shown: g2's 1.5x.
+        assert_eq!(j.deciding.as_deref(), Some("g2"));
+        assert!((j.outcome.value.unwrap() - 1.5).abs() < 1e-9);
+        // One case of three refutes the claim: the claim is refuted, and says which.
+        let (c, rows) = every_case(&[("g1", 2.0), ("g2", 0.8), ("g3", 3.0)]);
+        let j = judge(&c, &rows);
+        assert_eq!((j.outcome.verdict, j.deciding.as_deref()), (Verdict::Refuted, Some("g2")));
+        // A case with a missing side is not measured, so the claim is not decided.
+        let (c, mut rows) = every_case(&[("g1", 2.0), ("g2", 2.0)]);
+        rows.retain(|r| r.scenario != "java-g2");
+        let j = judge(&c, &rows);
+        assert_eq!(j.outcome.verdict, Verdict::Inconclusive);
+        assert_eq!(j.outcome.reason, Some(Reason::NotMeasured { metric: "rps".into(), scenario: "java-g2".into() }));
+    }
+
+    #[test]
+    fn fastest_of_all_leaves_out_itself_and_the_excepted_rows() {
+        // "ws-1mb is the fastest 1 MB row": ws-1mb / *-1mb > 1 for every other 1 MB row.
+        let rows = vec![
+            paired("ws-1mb", &[300.0, 310.0, 290.0]),
+            paired("rest-h1-1mb", &[100.0, 101.0, 99.0]),
+            paired("grpc-1mb", &[200.0, 202.0, 198.0]),
+            paired("push-1mb", &[900.0, 909.0, 891.0]),
+            paired("rest-h1-1kb", &[9000.0, 9090.0, 8910.0]),
+        ];
+        let c = Claim {
+            numerator: "ws-1mb".into(),
+            denominator: Some("*-1mb".into()),
+            except: vec!["push-*".into()],
+            ..claim(Op::Greater, 1.0)
+        };
+        let j = judge(&c, &rows);
+        let labels: Vec<&str> = j.cases.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["grpc", "rest-h1"]);
+        assert_eq!((j.outcome.verdict, j.deciding.as_deref()), (Verdict::Confirmed, Some("grpc")));
+        // Without `except`, the faster push row refutes it.
+        let j = judge(&Claim { except: vec![], ..c.clone() }, &rows);
+        assert_eq!((j.outcome.verdict, j.deciding.as_deref()), (Verdict::Refuted, Some("push")));
+        // Nothing matched: inconclusive, naming the glob.
+        let j = judge(&Claim { denominator: Some("*-10mb".into()), ..c }, &rows);
+        assert_eq!(j.outcome.reason, Some(Reason::NoCase { globs: vec!["*-10mb".into()] }));
+    }
+
+    #[test]
+    fn verdicts_order_weakest_first() {
+        let mut v = [Verdict::Confirmed, Verdict::Inconclusive, Verdict::DiffersInSize, Verdict::Refuted];
+        v.sort();
+        assert_eq!(v, [Verdict::Refuted, Verdict::Inconclusive, Verdict::DiffersInSize, Verdict::Confirmed]);
     }
 }

@@ -339,8 +339,18 @@ pub struct Claim {
     pub text: String,
     /// What the study reported, as it reported it.
     pub published: String,
+    /// The study's number in the claim's own unit (a ratio when the claim divides scenarios): the
+    /// size the verdict checks as well as the direction.
     #[serde(default)]
     pub published_value: Option<f64>,
+    /// How far, as a factor, our value may lie from `published_value` and still be the study's
+    /// size; `claims::SIZE_TOLERANCE` unless the study's words ask for another ("slightly",
+    /// "about").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Where in the study the claim is made: `§5.8.2`, `Table 5.1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// Where the study's own arithmetic or wording is off.
     #[serde(default)]
     pub note: Option<String>,
@@ -354,6 +364,9 @@ pub struct Claim {
     pub versus: Option<Versus>,
     pub op: Op,
     pub threshold: f64,
+    /// Scenario-id globs of cases a quantified claim leaves out (rows that measure something else).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
 }
 
 /// The ratio a claim's ratio is divided by.
@@ -375,6 +388,54 @@ impl Claim {
         }
         f
     }
+
+    /// True when the claim ranges over cases: one of its scenario ids holds a `*`.
+    pub fn is_quantified(&self) -> bool {
+        self.factors().iter().any(|(id, _)| id.contains('*'))
+    }
+
+    /// The cases a quantified claim ranges over among `ids`: each value of its `*` that some
+    /// globbed scenario id matches, with every factor's id filled in. A case is left out when two
+    /// of its factors name the same scenario (the row against itself) or one matches `except`.
+    /// A case may name a scenario that is not in `ids`: it was not measured.
+    pub fn cases(&self, ids: &[&str]) -> Vec<ClaimCase> {
+        let factors = self.factors();
+        let except: Vec<glob::Pattern> = self.except.iter().filter_map(|g| glob::Pattern::new(g).ok()).collect();
+        let mut captures: Vec<&str> = factors
+            .iter()
+            .filter(|(f, _)| f.contains('*'))
+            .flat_map(|(f, _)| ids.iter().filter_map(|id| capture(f, id)))
+            .collect();
+        captures.sort_unstable();
+        captures.dedup();
+        captures
+            .into_iter()
+            .map(|c| ClaimCase {
+                label: c.to_string(),
+                factors: factors.iter().map(|&(f, e)| (f.replacen('*', c, 1), e)).collect(),
+            })
+            .filter(|case| {
+                let mut seen: Vec<&str> = case.factors.iter().map(|(id, _)| id.as_str()).collect();
+                seen.sort_unstable();
+                let distinct = seen.windows(2).all(|w| w[0] != w[1]);
+                distinct && !case.factors.iter().any(|(id, _)| except.iter().any(|p| p.matches(id)))
+            })
+            .collect()
+    }
+}
+
+/// One case of a quantified claim: the value its `*` took, and the claim's factors with it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimCase {
+    pub label: String,
+    pub factors: Vec<(String, i32)>,
+}
+
+/// What `*` stands for when the one-`*` pattern matches `id` (at least one character).
+pub fn capture<'a>(pattern: &str, id: &'a str) -> Option<&'a str> {
+    let (prefix, suffix) = pattern.split_once('*')?;
+    let middle = id.strip_prefix(prefix)?.strip_suffix(suffix)?;
+    (!middle.is_empty()).then_some(middle)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -383,6 +444,23 @@ pub enum Op {
     Greater,
     #[serde(rename = "<")]
     Less,
+}
+
+impl Op {
+    /// `value op threshold`.
+    pub fn holds(self, value: f64, threshold: f64) -> bool {
+        match self {
+            Op::Greater => value > threshold,
+            Op::Less => value < threshold,
+        }
+    }
+
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Op::Greater => ">",
+            Op::Less => "<",
+        }
+    }
 }
 
 /// The load engine's drivers as a suite sees them (the load crate's registry implements it):
@@ -715,16 +793,61 @@ impl Suite {
                 ("versus.numerator", versus.map(|v| &v.numerator)),
                 ("versus.denominator", versus.map(|v| &v.denominator)),
             ] {
-                if let Some(id) = id {
-                    let from_harness = self
-                        .harnesses
-                        .iter()
-                        .flat_map(|h| &h.scenarios)
-                        .any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)));
-                    if !from_harness && !self.scenarios.iter().any(|s| &s.id == id) {
-                        return bad(format!("claims[{i}].{k}"), format!("no scenario named `{id}`"));
-                    }
+                let Some(id) = id else { continue };
+                let key = format!("claims[{i}].{k}");
+                if id.matches('*').count() > 1 {
+                    return bad(key, format!("`{id}` has more than one `*`: a case is one value of one `*`"));
                 }
+                if id.contains('*') {
+                    // Harness rows are named only when they run, so a glob may be theirs.
+                    let matched = self.scenarios.iter().any(|s| capture(id, &s.id).is_some());
+                    if !matched && self.harnesses.is_empty() {
+                        return bad(key, format!("`{id}` matches no scenario"));
+                    }
+                    continue;
+                }
+                let from_harness = self
+                    .harnesses
+                    .iter()
+                    .flat_map(|h| &h.scenarios)
+                    .any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)));
+                if !from_harness && !self.scenarios.iter().any(|s| &s.id == id) {
+                    return bad(key, format!("no scenario named `{id}`"));
+                }
+            }
+            if !c.except.is_empty() && !c.is_quantified() {
+                return bad(format!("claims[{i}].except"), "leaves out cases, but no scenario id has a `*`".into());
+            }
+            if let Some(g) = c.except.iter().find(|g| glob::Pattern::new(g).is_err()) {
+                return bad(format!("claims[{i}].except"), format!("`{g}` is not a glob"));
+            }
+            match (c.published_value, c.tolerance) {
+                (None, Some(_)) => {
+                    return bad(
+                        format!("claims[{i}].tolerance"),
+                        "needs published_value: it is a band around the study's number".into(),
+                    )
+                }
+                (_, Some(t)) if !(t > 1.0 && t.is_finite()) => {
+                    return bad(format!("claims[{i}].tolerance"), format!("{t} is not a factor above 1"))
+                }
+                (Some(v), _) if !(v > 0.0 && v.is_finite()) => {
+                    return bad(
+                        format!("claims[{i}].published_value"),
+                        format!("{v}: a size band is a factor around a positive number"),
+                    )
+                }
+                (Some(v), _) if !c.op.holds(v, c.threshold) => {
+                    return bad(
+                        format!("claims[{i}].published_value"),
+                        format!(
+                            "the study's {v} does not satisfy the claim's `{} {}`: it would refute its own claim",
+                            c.op.symbol(),
+                            c.threshold
+                        ),
+                    )
+                }
+                _ => {}
             }
             if !CLAIM_METRICS.contains(&c.metric.as_str()) {
                 return bad(
@@ -989,6 +1112,30 @@ mod tests {
             (
                 GOOD.replace("numerator = \"a\"", "numerator = \"zz\""),
                 "s.toml: claims[0].numerator: no scenario named `zz`",
+            ),
+            (
+                GOOD.replace("numerator = \"a\"", "numerator = \"*-*\""),
+                "s.toml: claims[0].numerator: `*-*` has more than one `*`",
+            ),
+            (
+                GOOD.replace("numerator = \"a\"", "numerator = \"b-*\""),
+                "s.toml: claims[0].numerator: `b-*` matches no scenario",
+            ),
+            (
+                GOOD.replace("threshold = 1.0", "threshold = 1.0\nexcept = [\"a\"]"),
+                "s.toml: claims[0].except: leaves out cases, but no scenario id has a `*`",
+            ),
+            (
+                GOOD.replace("threshold = 1.0", "threshold = 1.0\ntolerance = 1.2"),
+                "s.toml: claims[0].tolerance: needs published_value",
+            ),
+            (
+                GOOD.replace("threshold = 1.0", "threshold = 1.0\npublished_value = 2.0\ntolerance = 0.5"),
+                "s.toml: claims[0].tolerance: 0.5 is not a factor above 1",
+            ),
+            (
+                GOOD.replace("threshold = 1.0", "threshold = 1.0\npublished_value = 0.8"),
+                "s.toml: claims[0].published_value: the study's 0.8 does not satisfy the claim's `> 1`",
             ),
             (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
             (

@@ -1,79 +1,139 @@
-//! The suite's claims, judged: a table of what the study said, what we measured with its interval,
-//! and the verdict; and `claims.csv`.
+//! The suite's claims, judged: what the study said and its number, what we measured with its
+//! interval, ours over the study's, and the verdict; every case of a claim that ranges over
+//! cases; `claims.csv` and `claim_cases.csv`.
 
-use wirebench_core::claims::{Judged, Verdict};
-use wirebench_core::suite::{Claim, Op};
+use wirebench_core::claims::{Case, Judged, Reason, Verdict, SIZE_TOLERANCE};
+use wirebench_core::suite::Claim;
 
 use crate::numbers::{self, NONE};
-use crate::section::{Block, Section};
-use crate::table::{raw, Cell, Column, Csv, Field, Row, Table};
+use crate::section::{Block, Para, Section};
+use crate::table::{raw, Cell, Column, Csv, Field, Row, Table, Text};
 
 /// The columns of `claims.csv`.
 const CSV: &[Field<Judged>] = &[
     ("id", |j| j.claim.id.clone()),
     ("text", |j| j.claim.text.clone()),
+    ("source", |j| j.claim.source.clone().unwrap_or_default()),
     ("published", |j| j.claim.published.clone()),
     ("published_value", |j| raw(j.claim.published_value)),
+    ("tolerance", |j| raw(j.claim.published_value.map(|_| tolerance(&j.claim)))),
     ("note", |j| j.claim.note.clone().unwrap_or_default()),
     ("metric", |j| j.claim.metric.clone()),
     ("numerator", |j| j.claim.numerator.clone()),
     ("denominator", |j| j.claim.denominator.clone().unwrap_or_default()),
     ("versus_numerator", |j| j.claim.versus.as_ref().map(|v| v.numerator.clone()).unwrap_or_default()),
     ("versus_denominator", |j| j.claim.versus.as_ref().map(|v| v.denominator.clone()).unwrap_or_default()),
-    ("op", |j| match j.claim.op {
-        Op::Greater => ">".into(),
-        Op::Less => "<".into(),
-    }),
+    ("op", |j| j.claim.op.symbol().into()),
     ("threshold", |j| j.claim.threshold.to_string()),
-    ("value", |j| raw(j.value)),
-    ("ci_lo", |j| raw(j.interval.map(|i| i.0))),
-    ("ci_hi", |j| raw(j.interval.map(|i| i.1))),
-    ("verdict", |j| j.verdict.as_str().into()),
-    ("reason", |j| j.reason.clone().unwrap_or_default()),
+    ("cases", |j| if j.claim.is_quantified() { j.cases.len().to_string() } else { String::new() }),
+    ("deciding_case", |j| j.deciding.clone().unwrap_or_default()),
+    ("value", |j| raw(j.outcome.value)),
+    ("ci_lo", |j| raw(j.outcome.interval.map(|i| i.0))),
+    ("ci_hi", |j| raw(j.outcome.interval.map(|i| i.1))),
+    ("over_published", |j| raw(j.over_published().map(|o| o.0))),
+    ("verdict", |j| j.outcome.verdict.as_str().into()),
+    ("reason", |j| reason(j)),
 ];
 
-/// The claims section and `claims.csv`.
-pub fn section(claims: &[Judged]) -> Section {
+/// The columns of `claim_cases.csv`: one line per case of a quantified claim.
+const CASES_CSV: &[Field<(Claim, Case)>] = &[
+    ("claim", |(claim, _)| claim.id.clone()),
+    ("case", |(_, c)| c.label.clone()),
+    ("scenarios", |(_, c)| c.scenarios.join(" ")),
+    ("value", |(_, c)| raw(c.outcome.value)),
+    ("ci_lo", |(_, c)| raw(c.outcome.interval.map(|i| i.0))),
+    ("ci_hi", |(_, c)| raw(c.outcome.interval.map(|i| i.1))),
+    ("verdict", |(_, c)| c.outcome.verdict.as_str().into()),
+    ("reason", |(claim, c)| c.outcome.reason.as_ref().map(|r| reason_words(claim, r)).unwrap_or_default()),
+];
+
+/// The claims section, `claims.csv` and, when a claim ranges over cases, `claim_cases.csv`.
+pub fn section(claims: &[Judged], from: Option<&str>) -> Section {
     let columns = vec![
         Column::text("Claim"),
-        Column::text("Published"),
+        Column::text("The study"),
         Column::num("Ours (95 % interval)"),
+        Column::num("Ours ÷ study").titled(format!(
+            "Our value over the study's number. The study's size holds when our whole interval lies within ×/÷ {} of it, unless the claim sets its own band.",
+            numbers::sig3(SIZE_TOLERANCE)
+        )),
         Column::text("Verdict"),
         Column::text("Reason"),
     ];
-    let rows = claims
-        .iter()
-        .map(|j| {
-            let c = &j.claim;
-            let value = j.value.map_or(NONE.to_string(), |v| claim_value(c, v));
-            let mut ours = Cell::new(value);
-            if let Some((lo, hi)) = j.interval {
-                ours = ours.ci(numbers::interval(lo, hi, |v| claim_value(c, v)));
-            }
-            Row {
-                cells: vec![
-                    Cell { code: Some(claim_expression(c)), ..Cell::new(c.text.as_str()) },
-                    Cell { note: c.note.clone(), ..Cell::new(c.published.as_str()) },
-                    ours,
-                    Cell { verdict: Some(j.verdict.as_str()), ..Cell::default() },
-                    Cell::new(claim_reason(j)),
-                ],
-                ..Row::default()
-            }
-        })
-        .collect();
+    let rows = claims.iter().map(row).collect();
     let mut s = Section::new("claims-section", "Claims");
+    if let Some(file) = from {
+        s.para(
+            Para::Lede,
+            Text::plain("The claims as ")
+                .and_code(file)
+                .and(" states them now, judged on this run's measurements (not the claims the run was made with)."),
+        );
+    }
     s.push(Block::Table(Table {
         empty: Some("The suite states no claims.".into()),
         ..Table::new("claims", columns, rows)
     }));
-    s.csv.push(csv(claims));
+    s.csv.push(Csv::of("claims.csv", CSV, claims));
+    let cases: Vec<(Claim, Case)> =
+        claims.iter().flat_map(|j| j.cases.iter().map(|c| (j.claim.clone(), c.clone()))).collect();
+    if !cases.is_empty() {
+        s.csv.push(Csv::of("claim_cases.csv", CASES_CSV, &cases));
+    }
     s
 }
 
-/// `claims.csv`: one line per claim with our value, interval and verdict.
-fn csv(claims: &[Judged]) -> Csv {
-    Csv::of("claims.csv", CSV, claims)
+fn row(j: &Judged) -> Row {
+    let c = &j.claim;
+    let mut claim = Cell { code: Some(claim_expression(c)), ..Cell::new(c.text.as_str()) };
+    if let Some(src) = &c.source {
+        claim = claim.sub(src.as_str());
+    }
+    let mut study = Cell { note: c.note.clone(), ..Cell::new(c.published.as_str()) };
+    if let Some(v) = c.published_value {
+        study = study.sub(format!("{}, band ×/÷ {}", claim_value(c, v), numbers::sig3(tolerance(c))));
+    }
+    let mut ours = value_cell(c, j.outcome.value, j.outcome.interval);
+    for case in &j.cases {
+        let value = case.outcome.value.map_or(NONE.to_string(), |v| claim_value(c, v));
+        let interval = case.outcome.interval.map(|(lo, hi)| format!(" [{}]", numbers::interval(lo, hi, |v| claim_value(c, v))));
+        ours = ours.sub(format!("{}: {value}{} {}", case.label, interval.unwrap_or_default(), case.outcome.verdict.label()));
+    }
+    let over = match j.over_published() {
+        Some((v, interval)) => {
+            let cell = Cell::new(numbers::ratio(v));
+            match interval {
+                Some((lo, hi)) => cell.ci(numbers::interval(lo, hi, numbers::ratio)),
+                None => cell,
+            }
+        }
+        None => Cell::new(NONE),
+    };
+    Row {
+        cells: vec![
+            claim,
+            study,
+            ours,
+            over,
+            Cell { verdict: Some(j.outcome.verdict), ..Cell::default() },
+            Cell::new(Text::plain(reason(j))),
+        ],
+        ..Row::default()
+    }
+}
+
+/// A value with its interval under it.
+fn value_cell(c: &Claim, value: Option<f64>, interval: Option<(f64, f64)>) -> Cell {
+    let cell = Cell::new(value.map_or(NONE.to_string(), |v| claim_value(c, v)));
+    match interval {
+        Some((lo, hi)) => cell.ci(numbers::interval(lo, hi, |v| claim_value(c, v))),
+        None => cell,
+    }
+}
+
+/// The claim's size band: its own, or the default.
+fn tolerance(c: &Claim) -> f64 {
+    c.tolerance.unwrap_or(SIZE_TOLERANCE)
 }
 
 /// Our value of a judged claim: a ratio (`2.00×`) when the claim divides two scenarios,
@@ -86,12 +146,9 @@ fn claim_value(claim: &Claim, v: f64) -> String {
     }
 }
 
-/// The measured expression a claim tests: `rps(a) / rps(b) > 1.5`, `p99_us(a) < 100 ms`.
+/// The measured expression a claim tests: `rps(a) / rps(b) > 1.5`, `p99_us(a) < 100 ms`; a
+/// quantified claim's `*` stands for each case.
 fn claim_expression(claim: &Claim) -> String {
-    let op = match claim.op {
-        Op::Greater => ">",
-        Op::Less => "<",
-    };
     let m = &claim.metric;
     let lhs = match (&claim.denominator, &claim.versus) {
         (Some(d), Some(v)) => {
@@ -102,16 +159,54 @@ fn claim_expression(claim: &Claim) -> String {
     };
     let threshold =
         if claim.denominator.is_some() { numbers::sig3(claim.threshold) } else { claim_value(claim, claim.threshold) };
-    format!("{lhs} {op} {threshold}")
+    let every = if claim.is_quantified() { "for every *: " } else { "" };
+    let except = if claim.except.is_empty() { String::new() } else { format!(" except {}", claim.except.join(", ")) };
+    format!("{every}{lhs} {} {threshold}{except}", claim.op.symbol())
 }
 
-/// Why a claim got its verdict: the judge's reason, or what a clear verdict means.
-fn claim_reason(j: &Judged) -> &str {
-    j.reason.as_deref().unwrap_or(match j.verdict {
-        Verdict::Confirmed => "the whole interval satisfies the claim",
-        Verdict::Refuted => "the whole interval contradicts the claim",
-        Verdict::Inconclusive => "",
-    })
+/// Why a claim got its verdict, in words; a quantified claim's names its cases.
+fn reason(j: &Judged) -> String {
+    let c = &j.claim;
+    let plain = match (&j.outcome.reason, j.outcome.verdict) {
+        (Some(r), _) => reason_words(c, r),
+        (None, _) if c.published_value.is_some() => {
+            "the whole interval satisfies the claim, within the study's size".to_string()
+        }
+        (None, _) => "the whole interval satisfies the claim".to_string(),
+    };
+    match &j.deciding {
+        Some(label) if !j.cases.is_empty() => {
+            let n = j.cases.len();
+            let held = j.cases.iter().filter(|c| c.outcome.verdict == Verdict::Confirmed).count();
+            if j.outcome.verdict == Verdict::Confirmed {
+                format!("all {n} cases hold; the closest to failing is {label}: {plain}")
+            } else {
+                format!("{held} of {n} cases confirmed; {label}: {plain}")
+            }
+        }
+        _ => plain,
+    }
+}
+
+fn reason_words(c: &Claim, r: &Reason) -> String {
+    let band = |t: f64| match c.published_value {
+        Some(p) => format!("×/÷ {} of the study's {}", numbers::sig3(t), claim_value(c, p)),
+        None => format!("×/÷ {} of the study's number", numbers::sig3(t)),
+    };
+    match r {
+        Reason::OneRepeat => "one repeat: no confidence interval (use --profile quick or full)".into(),
+        Reason::NotMeasured { metric, scenario } => format!("no {metric} measured for {scenario}"),
+        Reason::Zero { metric, scenario } => format!("{metric} of {scenario} is zero"),
+        Reason::NoCase { globs } => format!("no measured scenario matches {}", globs.join(" or ")),
+        Reason::Straddles => "the confidence interval straddles the threshold".into(),
+        Reason::Contradicts => "the whole interval contradicts the claim".into(),
+        Reason::SizeOutside { over, tolerance } => {
+            format!("the direction holds, at {} the study's size (outside {})", numbers::ratio(*over), band(*tolerance))
+        }
+        Reason::SizeCrosses { tolerance } => {
+            format!("the direction holds; the interval crosses an edge of {}", band(*tolerance))
+        }
+    }
 }
 
 #[cfg(test)]

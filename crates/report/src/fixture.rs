@@ -364,7 +364,8 @@ pub fn showcase_specs() -> Vec<Spec> {
     ]
 }
 
-/// The showcase's claims: a confirmed one, a refuted one and one on latency.
+/// The showcase's claims: a confirmed one, a refuted one, one on latency, one that differs in
+/// size and one over every case.
 pub const SHOWCASE_CLAIMS: &str = r#"
 [[claims]]
 id = "h2-multiplexing"
@@ -394,6 +395,28 @@ metric = "p99_us"
 numerator = "h1-1mb"
 op = "<"
 threshold = 100000.0
+[[claims]]
+id = "1mb-costs-h1-20x"
+text = "A 1 MB payload costs HTTP/1.1 about 20× in req/s"
+source = "Table 2"
+published = "41,000 vs 2,050 req/s (20×)"
+published_value = 20.0
+metric = "rps"
+numerator = "h1-1kb"
+denominator = "h1-1mb"
+op = ">"
+threshold = 1.0
+[[claims]]
+id = "h1-tls-slowest-1kb"
+text = "HTTP/1.1 with TLS is the slowest transport at 1 KB"
+source = "§4.2"
+published = "slowest of the four"
+metric = "rps"
+numerator = "h1-tls-1kb"
+denominator = "*-1kb"
+except = ["h2c-go-*"]
+op = "<"
+threshold = 1.0
 "#;
 
 /// One (dataset, format, language) of a synthetic harness run.

@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 use wirebench_core::results::ResultsError;
 
 pub use compare::compare;
-pub use model::RunWarning;
+pub use model::{ClaimsFrom, RunWarning};
 
 use render::{csv, html, markdown};
 use section::Block;
@@ -73,7 +73,12 @@ pub enum ReportError {
 
 /// Reads the results directory `dir` and writes the report files into it, replacing earlier ones.
 pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
-    let report = model::Report::read(dir)?;
+    render_with(dir, None)
+}
+
+/// `render`, judging `claims` instead of the run's own when given.
+pub fn render_with(dir: &Path, claims: Option<&ClaimsFrom>) -> Result<Rendered, ReportError> {
+    let report = model::Report::read(dir, claims)?;
     let mut sections = report.sections();
     let figures = draw_charts(&mut sections)?;
     let tables: Vec<&table::Csv> = sections.iter().flat_map(|s| &s.csv).collect();
@@ -105,7 +110,12 @@ pub fn render(dir: &Path) -> Result<Rendered, ReportError> {
 /// or only the sections whose ids `sections` names (in the report's order), without charts. The
 /// documents' generated blocks are made with it (`wirebench report DIR --markdown --section ID`).
 pub fn markdown(dir: &Path, sections: &[String]) -> Result<String, ReportError> {
-    let report = model::Report::read(dir)?;
+    markdown_with(dir, sections, None)
+}
+
+/// `markdown`, judging `claims` instead of the run's own when given.
+pub fn markdown_with(dir: &Path, sections: &[String], claims: Option<&ClaimsFrom>) -> Result<String, ReportError> {
+    let report = model::Report::read(dir, claims)?;
     let all = report.sections();
     if sections.is_empty() {
         return Ok(markdown::summary(&report, &all));
@@ -275,8 +285,8 @@ mod tests {
         let claims = read(&r.csv[0]);
         let lines: Vec<&str> = claims.lines().collect();
         assert_eq!(lines.len(), 2);
-        assert!(lines[0].starts_with("id,text,published,published_value,") && lines[0].ends_with(",verdict,reason"));
-        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,2x,2,"));
+        assert!(lines[0].starts_with("id,text,source,published,published_value,tolerance,") && lines[0].ends_with(",verdict,reason"));
+        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,,2x,2,1.5,"));
         assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
     }
 
@@ -404,7 +414,11 @@ mod tests {
         fixture::showcase(dir);
         let r = render(dir).unwrap();
         let html = read(&r.html);
-        assert!(html.contains("badge confirmed") && html.contains("badge refuted"), "showcase covers verdicts");
+        for v in ["confirmed", "refuted", "differs-in-size"] {
+            assert!(html.contains(&format!("badge {v}")), "showcase covers the verdict {v}");
+        }
+        assert_eq!(file_names(&r.csv), ["claims.csv", "claim_cases.csv", "scenarios.csv"]);
+        assert!(read(&r.csv[1]).contains("h1-tls-slowest-1kb,h2c,h1-tls-1kb h2c-1kb,"), "every case is listed");
         assert_eq!(r.charts.len(), 3);
     }
 }

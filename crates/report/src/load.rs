@@ -588,7 +588,7 @@ mod tests {
 
     /// The load rows of the run in `dir`.
     fn report(dir: &Path) -> crate::model::Report {
-        crate::model::Report::read(dir).unwrap()
+        crate::model::Report::read(dir, None).unwrap()
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::Path;
 use wirebench_core::claims::{judge, Judged};
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
 use wirebench_core::schema::RunInfo;
-use wirebench_core::suite::Suite;
+use wirebench_core::suite::{Claim, Suite};
 
 use crate::labs::LABS;
 use crate::section::{Para, Run, Section};
@@ -23,6 +23,8 @@ pub struct Report {
     /// One summary per scenario, in the order they ran.
     pub rows: Vec<ScenarioSummary>,
     pub claims: Vec<Judged>,
+    /// The suite file the claims were taken from, when not the run's own (`--claims`).
+    pub claims_from: Option<String>,
     /// The number of a cut-off last line of `measurements.jsonl` that was left out, if any.
     pub torn_last_line: Option<usize>,
 }
@@ -35,21 +37,24 @@ pub struct RunWarning {
 }
 
 impl Report {
-    /// Reads `dir` (`run.json` and `measurements.jsonl`) and summarises it.
-    pub fn read(dir: &Path) -> Result<Report, ReportError> {
-        Ok(Report::of(read_results(dir)?))
+    /// Reads `dir` (`run.json` and `measurements.jsonl`) and summarises it, judging `claims`
+    /// instead of the run's own when given.
+    pub fn read(dir: &Path, claims: Option<&ClaimsFrom>) -> Result<Report, ReportError> {
+        Ok(Report::of(read_results(dir)?, claims))
     }
 
     /// Summarises results already read.
-    pub fn of(results: Results) -> Report {
+    pub fn of(results: Results, claims_from: Option<&ClaimsFrom>) -> Report {
         let rows = results.summaries();
         let suite = suite_of(&results.run.parameters)
             .map_err(|e| format!("run.json parameters are not a suite ({e}): claims cannot be judged"));
-        let claims = match &suite {
-            Ok(s) => s.claims.iter().map(|c| judge(c, &rows)).collect(),
-            Err(_) => Vec::new(),
+        let claims = match (claims_from, &suite) {
+            (Some(from), _) => from.claims.iter().map(|c| judge(c, &rows)).collect(),
+            (None, Ok(s)) => s.claims.iter().map(|c| judge(c, &rows)).collect(),
+            (None, Err(_)) => Vec::new(),
         };
-        Report { run: results.run, suite, rows, claims, torn_last_line: results.torn_last_line }
+        let claims_from = claims_from.map(|c| c.file.clone());
+        Report { run: results.run, suite, rows, claims, claims_from, torn_last_line: results.torn_last_line }
     }
 
     /// Every section in reading order: the headline, the claims, the load rows' table, steps and
@@ -59,7 +64,7 @@ impl Report {
         let rows: Vec<&ScenarioSummary> = self.rows.iter().collect();
         let mut load = load::sections(&rows, &run).into_iter();
         let mut out: Vec<Section> = load.next().into_iter().collect();
-        out.push(claims::section(&self.claims));
+        out.push(claims::section(&self.claims, self.claims_from.as_deref()));
         out.extend(load);
         for lab in LABS {
             let mine: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.lab == lab.id()).collect();
@@ -91,8 +96,12 @@ impl Report {
             );
         }
         text = text.and(
-            "A claim is confirmed only when its whole interval satisfies it and refuted only when its whole \
-             interval contradicts it; ratios take the conservative interval (low ÷ high to high ÷ low).",
+            "A claim is confirmed only when its whole interval satisfies it and, where the study gave a number, \
+             lies within its band around that number (×/÷ 1.5 unless the claim sets its own); it differs in size \
+             when the direction holds but the whole interval lies outside the band, and is refuted only when its \
+             whole interval contradicts it. A claim over every case takes its weakest case's verdict. Ratios of \
+             rows measured in the same repeats take the geometric mean of the per-repeat ratios, otherwise the \
+             conservative interval (low ÷ high to high ÷ low).",
         );
         if load {
             text = text
@@ -120,7 +129,7 @@ impl Report {
                 ),
             });
         }
-        if let Err(why) = &self.suite {
+        if let (Err(why), None) = (&self.suite, &self.claims_from) {
             out.push(RunWarning { title: "Claims not judged.", detail: why.clone() });
         }
         let mut unknown: Vec<&str> = self
@@ -153,6 +162,15 @@ impl Report {
     }
 }
 
+/// Claims to judge a run by instead of those it ran with (`wirebench report --claims SUITE`):
+/// a suite's claims as written today, judged on an earlier run's measurements.
+#[derive(Debug, Clone)]
+pub struct ClaimsFrom {
+    /// The suite file, as the reader should see it named.
+    pub file: String,
+    pub claims: Vec<Claim>,
+}
+
 /// `Results::read`, with a missing `run.json` reported as "not a results directory".
 pub fn read_results(dir: &Path) -> Result<Results, ReportError> {
     let run = dir.join(RUN_FILE);
@@ -178,7 +196,7 @@ mod tests {
         fixture::standard(dir.path());
         let mut results = read_results(dir.path()).unwrap();
         results.run.parameters = serde_json::json!({"scenarios": 3});
-        let r = Report::of(results);
+        let r = Report::of(results, None);
         assert!(r.claims.is_empty());
         assert!(r.suite.unwrap_err().contains("not a suite"));
     }
@@ -187,7 +205,7 @@ mod tests {
     fn rows_go_to_the_section_of_their_lab() {
         let dir = tempfile::tempdir().unwrap();
         fixture::every_lab(dir.path());
-        let r = Report::read(dir.path()).unwrap();
+        let r = Report::read(dir.path(), None).unwrap();
         let ids: Vec<String> = r.sections().iter().map(|s| s.id.clone()).collect();
         assert_eq!(
             ids,

@@ -4,6 +4,7 @@
 //!
 //! Text here is plain and unescaped; each renderer escapes it.
 
+use wirebench_core::claims::Verdict;
 use wirebench_core::results::ScenarioSummary;
 
 /// A run of text with code spans and muted asides.
@@ -169,8 +170,8 @@ pub struct Cell {
     pub title: Option<String>,
     /// The number is from elsewhere (see `Column::shade`); shades the cell.
     pub shade: bool,
-    /// A verdict badge (`confirmed`, `refuted`, `inconclusive`).
-    pub verdict: Option<&'static str>,
+    /// A verdict badge.
+    pub verdict: Option<Verdict>,
 }
 
 impl Cell {

@@ -36,6 +36,12 @@ pub enum Command {
         /// section such as restcache or wasm, ...); repeat for several.
         #[arg(long, value_name = "ID", requires = "markdown")]
         section: Vec<String>,
+        /// Judge the run by this suite's claims as they are written now (a name in --suites-dir
+        /// or a path), instead of the claims it ran with: new or corrected claims, old numbers.
+        #[arg(long, value_name = "SUITE")]
+        claims: Option<String>,
+        #[arg(long, default_value = "suites")]
+        suites_dir: PathBuf,
     },
     /// Per-scenario ratios of run B over run A, with confidence intervals.
     Compare { a: PathBuf, b: PathBuf },

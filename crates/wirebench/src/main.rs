@@ -21,6 +21,27 @@ const EXIT_ERROR: i32 = 1;
 /// The run finished and its report was written, but some scenarios failed.
 const EXIT_SCENARIOS_FAILED: i32 = 3;
 
+/// `wirebench report`: write the report files and print the HTML's path, or print Markdown.
+fn report(
+    dir: &std::path::Path,
+    markdown: bool,
+    sections: &[String],
+    claims: Option<&str>,
+    suites_dir: &std::path::Path,
+) -> anyhow::Result<i32> {
+    let claims = claims.map(|name| run::claims_of(name, suites_dir)).transpose()?;
+    if markdown {
+        print!("{}", wirebench_report::markdown_with(dir, sections, claims.as_ref())?);
+        return Ok(EXIT_OK);
+    }
+    let r = wirebench_report::render_with(dir, claims.as_ref())?;
+    for w in &r.warnings {
+        eprintln!("wirebench: {} {}", w.title, w.detail);
+    }
+    println!("{}", r.html.display());
+    Ok(EXIT_OK)
+}
+
 fn main() {
     // Like other Unix tools, end quietly when the reader of our output goes away (`| head`).
     // SAFETY: setting a signal disposition before any thread starts.
@@ -44,19 +65,7 @@ fn main() {
             run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
         }
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
-        cli::Command::Report { dir, markdown: true, section } => wirebench_report::markdown(&dir, &section)
-            .map(|md| print!("{md}"))
-            .map_err(anyhow::Error::from)
-            .map(|()| EXIT_OK),
-        cli::Command::Report { dir, .. } => wirebench_report::render(&dir)
-            .map(|r| {
-                for w in &r.warnings {
-                    eprintln!("wirebench: {} {}", w.title, w.detail);
-                }
-                println!("{}", r.html.display());
-            })
-            .map_err(anyhow::Error::from)
-            .map(|()| EXIT_OK),
+        cli::Command::Report { dir, markdown, section, claims, suites_dir } => report(&dir, markdown, &section, claims.as_deref(), &suites_dir),
         cli::Command::Compare { a, b } => {
             wirebench_report::compare(&a, &b).map(|t| print!("{t}")).map_err(anyhow::Error::from).map(|()| EXIT_OK)
         }

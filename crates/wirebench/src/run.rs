@@ -14,6 +14,18 @@ use wirebench_core::supervisor::Supervisor;
 use wirebench_core::{machine, now_utc, stamp_utc};
 use wirebench_load::LoadEngine;
 
+/// The claims of the suite `name` (in `suites_dir`, or a path) as written now, checked as a run
+/// would check them, for `wirebench report --claims`.
+pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_report::ClaimsFrom> {
+    let path = suite::resolve(name, suites_dir);
+    if !path.exists() {
+        bail!("no suite `{name}`: {} does not exist (see `wirebench list`)", path.display());
+    }
+    let root = suite::project_root(suites_dir)?;
+    let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
+    Ok(wirebench_report::ClaimsFrom { file: path.display().to_string(), claims: suite.claims })
+}
+
 /// Runs the suite; returns how many scenarios failed.
 pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     let path = suite::resolve(&args.suite, &args.suites_dir);

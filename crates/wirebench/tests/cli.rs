@@ -387,3 +387,24 @@ fn build_plans_each_step_once_for_what_the_rows_need() {
     assert!(steps[1].contains("go build"), "{text}");
     assert_one_line_error(&wirebench(&["build", "nosuch"]), "no suite");
 }
+
+/// `report --claims SUITE` judges a committed run by the suite's claims as written now: a claim
+/// added to a copy of the suite is judged on the old run's numbers, and says so.
+#[test]
+fn report_judges_an_old_run_by_todays_claims() {
+    let protocols = std::fs::read_to_string(workspace().join("suites/protocols.toml")).unwrap();
+    let added = "\n[[claims]]\nid = \"added-today\"\ntext = \"REST over h1 at 1 KB beats REST over h1 at 1 MB\"\npublished = \"a new reading\"\nmetric = \"rps\"\nnumerator = \"rest-h1-1kb\"\ndenominator = \"rest-h1-1mb\"\nop = \">\"\nthreshold = 1.0\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("today.toml");
+    std::fs::write(&path, format!("{protocols}{added}")).unwrap();
+    let report = |claims: &str| {
+        wirebench(&["report", "docs/labs/results/protocols", "--markdown", "--section", "claims-section", "--claims", claims])
+    };
+    let out = report(path.to_str().unwrap());
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(md.contains("states them now, judged on this run's measurements"), "{md}");
+    let row = md.lines().find(|l| l.contains("REST over h1 at 1 KB beats REST over h1 at 1 MB")).expect("the added claim");
+    assert!(row.contains("**confirmed**"), "judged on the committed numbers: {row}");
+    assert_one_line_error(&report("nosuch"), "no suite `nosuch`");
+}

@@ -1,10 +1,12 @@
 //! The documents' numbers regenerate: every block between
-//! `<!-- wirebench report DIR --markdown [--section ID]… -->` and `<!-- end of wirebench report -->`
+//! `<!-- wirebench report DIR --markdown [--claims SUITE] [--section ID]… -->` and `<!-- end of wirebench report -->`
 //! in README.md and docs/ must be what that command prints for the committed results directory.
 //! `make docs` (WIREBENCH_BLESS=1) writes the blocks anew; otherwise a stale block fails the test
 //! (rust_serialization_benchmark's regenerate-then-`git diff --exit-code`, as a test).
 
 use std::path::{Path, PathBuf};
+
+use wirebench_core::suite::Suite;
 
 const OPEN: &str = "<!-- wirebench report ";
 const CLOSE: &str = "<!-- end of wirebench report -->";
@@ -31,20 +33,34 @@ fn documents(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The directory and sections an opening line asks for.
-fn command(line: &str, doc: &Path) -> (PathBuf, Vec<String>) {
+/// What an opening line asks for: the directory, its sections, and a suite whose claims judge it.
+struct Block {
+    dir: PathBuf,
+    sections: Vec<String>,
+    claims: Option<wirebench_report::ClaimsFrom>,
+}
+
+/// The block an opening line asks for.
+fn command(line: &str, doc: &Path) -> Block {
     let args: Vec<&str> = line.trim_start_matches(OPEN).trim_end_matches("-->").split_whitespace().collect();
     let (dir, flags) = args.split_first().unwrap_or_else(|| panic!("{}: `{line}` names no directory", doc.display()));
     assert_eq!(flags.first(), Some(&"--markdown"), "{}: `{line}`: the block prints --markdown", doc.display());
-    let mut sections = Vec::new();
+    let mut block = Block { dir: root().join(dir), sections: Vec::new(), claims: None };
     let mut rest = flags[1..].iter();
     while let Some(flag) = rest.next() {
-        assert_eq!(*flag, "--section", "{}: `{line}`: unknown flag", doc.display());
-        sections.push(
-            rest.next().unwrap_or_else(|| panic!("{}: `{line}`: --section needs an id", doc.display())).to_string(),
-        );
+        let value =
+            rest.next().unwrap_or_else(|| panic!("{}: `{line}`: {flag} needs a value", doc.display())).to_string();
+        match *flag {
+            "--section" => block.sections.push(value),
+            "--claims" => {
+                let suite = Suite::load(&root().join(&value), &root(), &wirebench_load::Registry)
+                    .unwrap_or_else(|e| panic!("{}: `{line}`: {e}", doc.display()));
+                block.claims = Some(wirebench_report::ClaimsFrom { file: value, claims: suite.claims });
+            }
+            _ => panic!("{}: `{line}`: unknown flag {flag}", doc.display()),
+        }
     }
-    (root().join(dir), sections)
+    block
 }
 
 /// `text` with every block filled in from its command.
@@ -55,8 +71,9 @@ fn regenerate(text: &str, doc: &Path) -> String {
         out.push_str(line);
         out.push('\n');
         if line.starts_with(OPEN) {
-            let (dir, sections) = command(line, doc);
-            let md = wirebench_report::markdown(&dir, &sections).unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
+            let b = command(line, doc);
+            let md = wirebench_report::markdown_with(&b.dir, &b.sections, b.claims.as_ref())
+                .unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
             out.push('\n');
             out.push_str(md.trim_end());
             out.push_str("\n\n");

@@ -986,7 +986,7 @@ mod tests {
 
     /// The formats lab's rows of the run in `dir`, as the lab groups them.
     fn formats_of(dir: &std::path::Path) -> Formats {
-        let r = Report::read(dir).unwrap();
+        let r = Report::read(dir, None).unwrap();
         Formats::of(r.rows.into_iter().filter(|s| s.lab == "formats"))
     }
 

@@ -327,7 +327,7 @@ fn cell(h: &mut String, c: &Cell, column: &Column, head: bool) {
         put!(h, " <span class=\"sub\">{}</span>", Esc(a));
     }
     if let Some(v) = c.verdict {
-        put!(h, "<span class=\"badge {v}\">{v}</span>");
+        put!(h, "<span class=\"badge {}\">{}</span>", v.as_str(), v.label());
     }
     for Badge { id, meaning } in &c.badges {
         put!(h, "<span class=\"badge flag {id}\" title=\"{}\">{id}</span> ", Esc(meaning));
@@ -421,6 +421,7 @@ thead th.shade{background:#f5ecd7}
 .badge.confirmed{background:var(--green);color:#fff}
 .badge.refuted{background:var(--red);color:#fff}
 .badge.inconclusive{background:#eaeef2;color:var(--grey);border-color:#d0d7de}
+.badge.differs-in-size{background:#ffe7d1;color:#953800;border-color:#e8a86f}
 .badge.flag.noisy{background:#fff8c5;color:var(--amber);border-color:#d4a72c}
 .badge.flag.instrument-bound{background:#fbefff;color:var(--purple);border-color:#d8b9ff}
 .badge.flag.failed{background:var(--red);color:#fff}

@@ -213,7 +213,7 @@ fn cell(c: &Cell) -> String {
         parts.push(format!("({})", md(a)));
     }
     if let Some(v) = c.verdict {
-        parts.push(format!("**{v}**"));
+        parts.push(format!("**{}**", v.label()));
     }
     parts.extend(c.badges.iter().map(|b| format!("**{}**", b.id)));
     if let Some(e) = &c.error {
