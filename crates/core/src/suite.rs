@@ -51,6 +51,9 @@ pub struct Suite {
     pub harnesses: Vec<HarnessSpec>,
     #[serde(default)]
     pub claims: Vec<Claim>,
+    /// The study's own tables, row by row beside ours (`[[published]]`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<PublishedTable>,
     /// Where each scenario was written (`matrix[0] (rest-h1-1kb)` or `scenarios[3]`), by index;
     /// filled in by `parse`, so errors name the matrix that made a row.
     #[serde(skip)]
@@ -367,6 +370,35 @@ pub struct Claim {
     /// Scenario-id globs of cases a quantified claim leaves out (rows that measure something else).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub except: Vec<String>,
+}
+
+/// A table the study published, each of its numbers tied to the row of ours that measures the
+/// same thing: the report shows the study's number, ours with its interval, and ours ÷ the study's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedTable {
+    pub id: String,
+    /// What the table shows, as a heading: "Requests per second by API and transport".
+    pub title: String,
+    /// Where in the study: `Table 5.1`.
+    pub source: String,
+    /// The metric both numbers are (one of `CLAIM_METRICS`), in its unit (`rps` in req/s,
+    /// `mean_us` in µs, `rss_kb` in KiB).
+    pub metric: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    pub rows: Vec<PublishedRow>,
+}
+
+/// One number of a published table and the scenario of ours it stands beside.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedRow {
+    pub scenario: String,
+    pub value: f64,
+    /// What the study's row was, where it differs from ours ("h2 (with TLS)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// The ratio a claim's ratio is divided by.
@@ -806,12 +838,7 @@ impl Suite {
                     }
                     continue;
                 }
-                let from_harness = self
-                    .harnesses
-                    .iter()
-                    .flat_map(|h| &h.scenarios)
-                    .any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)));
-                if !from_harness && !self.scenarios.iter().any(|s| &s.id == id) {
+                if !self.names_scenario(id) {
                     return bad(key, format!("no scenario named `{id}`"));
                 }
             }
@@ -856,7 +883,33 @@ impl Suite {
                 );
             }
         }
+        for (i, t) in self.published.iter().enumerate() {
+            if !CLAIM_METRICS.contains(&t.metric.as_str()) {
+                return bad(
+                    format!("published[{i}].metric"),
+                    format!("unknown metric `{}`; known: {}", t.metric, CLAIM_METRICS.join(", ")),
+                );
+            }
+            if self.published[..i].iter().any(|o| o.id == t.id) {
+                return bad(format!("published[{i}].id"), format!("`{}` is used twice", t.id));
+            }
+            for (j, r) in t.rows.iter().enumerate() {
+                let key = format!("published[{i}].rows[{j}]");
+                if !self.names_scenario(&r.scenario) {
+                    return bad(format!("{key}.scenario"), format!("no scenario named `{}`", r.scenario));
+                }
+                if !(r.value >= 0.0 && r.value.is_finite()) {
+                    return bad(format!("{key}.value"), format!("{} is not a measured amount", r.value));
+                }
+            }
+        }
         Ok(())
+    }
+
+    /// True when `id` is a scenario of the suite or matches a harness's row globs.
+    fn names_scenario(&self, id: &str) -> bool {
+        self.scenarios.iter().any(|s| s.id == id)
+            || self.harnesses.iter().flat_map(|h| &h.scenarios).any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)))
     }
 
     /// The profile by name, or the built-in one (`smoke` 1 repeat at 5 %, `quick` 3, `full` 10).
@@ -1136,6 +1189,14 @@ mod tests {
             (
                 GOOD.replace("threshold = 1.0", "threshold = 1.0\npublished_value = 0.8"),
                 "s.toml: claims[0].published_value: the study's 0.8 does not satisfy the claim's `> 1`",
+            ),
+            (
+                format!("{GOOD}\n[[published]]\nid = \"t\"\ntitle = \"T\"\nsource = \"Table 1\"\nmetric = \"rps\"\nrows = [{{ scenario = \"zz\", value = 1.0 }}]\n"),
+                "s.toml: published[0].rows[0].scenario: no scenario named `zz`",
+            ),
+            (
+                format!("{GOOD}\n[[published]]\nid = \"t\"\ntitle = \"T\"\nsource = \"Table 1\"\nmetric = \"speed\"\nrows = []\n"),
+                "s.toml: published[0].metric: unknown metric `speed`",
             ),
             (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
             (

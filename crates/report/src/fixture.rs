@@ -365,7 +365,7 @@ pub fn showcase_specs() -> Vec<Spec> {
 }
 
 /// The showcase's claims: a confirmed one, a refuted one, one on latency, one that differs in
-/// size and one over every case.
+/// size and one over every case; and a table of the study's numbers.
 pub const SHOWCASE_CLAIMS: &str = r#"
 [[claims]]
 id = "h2-multiplexing"
@@ -417,6 +417,15 @@ denominator = "*-1kb"
 except = ["h2c-go-*"]
 op = "<"
 threshold = 1.0
+[[published]]
+id = "table-2"
+title = "Requests per second by transport, 1 KB"
+source = "Table 2"
+metric = "rps"
+rows = [
+  { scenario = "h1-1kb", value = 82000.0 },
+  { scenario = "h2-tls-1kb", value = 123000.0, label = "h2 (always with TLS)" },
+]
 "#;
 
 /// One (dataset, format, language) of a synthetic harness run.

@@ -13,6 +13,7 @@ mod labs;
 mod load;
 mod model;
 mod numbers;
+mod published;
 mod render;
 mod section;
 mod table;
@@ -417,7 +418,13 @@ mod tests {
         for v in ["confirmed", "refuted", "differs-in-size"] {
             assert!(html.contains(&format!("badge {v}")), "showcase covers the verdict {v}");
         }
-        assert_eq!(file_names(&r.csv), ["claims.csv", "claim_cases.csv", "scenarios.csv"]);
+        assert_eq!(file_names(&r.csv), ["claims.csv", "claim_cases.csv", "published.csv", "scenarios.csv"]);
+        let published = read(&r.csv[2]);
+        let h1 = published.lines().find(|l| l.contains(",h1-1kb,")).unwrap();
+        let ours: f64 = h1.split(',').nth(6).unwrap().parse().unwrap();
+        let over: f64 = h1.split(',').nth(9).unwrap().parse().unwrap();
+        assert!((over - ours / 82_000.0).abs() < 1e-12, "ours ÷ the study's: {h1}");
+        assert!(html.contains("the study: h2 (always with TLS)"), "the study's own row label is shown");
         assert!(read(&r.csv[1]).contains("h1-tls-slowest-1kb,h2c,h1-tls-1kb h2c-1kb,"), "every case is listed");
         assert_eq!(r.charts.len(), 3);
     }

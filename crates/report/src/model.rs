@@ -7,12 +7,12 @@ use std::path::Path;
 use wirebench_core::claims::{judge, Judged};
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
 use wirebench_core::schema::RunInfo;
-use wirebench_core::suite::{Claim, Suite};
+use wirebench_core::suite::{Claim, PublishedTable, Suite};
 
 use crate::labs::LABS;
 use crate::section::{Para, Run, Section};
 use crate::table::Text;
-use crate::{claims, load, ReportError};
+use crate::{claims, load, published, ReportError};
 
 /// A results directory, summarised.
 #[derive(Debug, Clone)]
@@ -25,6 +25,8 @@ pub struct Report {
     pub claims: Vec<Judged>,
     /// The suite file the claims were taken from, when not the run's own (`--claims`).
     pub claims_from: Option<String>,
+    /// The study's tables to show beside our rows: the run's suite's, or `--claims`'s suite's.
+    pub published: Vec<PublishedTable>,
     /// The number of a cut-off last line of `measurements.jsonl` that was left out, if any.
     pub torn_last_line: Option<usize>,
 }
@@ -53,8 +55,13 @@ impl Report {
             (None, Ok(s)) => s.claims.iter().map(|c| judge(c, &rows)).collect(),
             (None, Err(_)) => Vec::new(),
         };
+        let published = match (claims_from, &suite) {
+            (Some(from), _) => from.published.clone(),
+            (None, Ok(s)) => s.published.clone(),
+            (None, Err(_)) => Vec::new(),
+        };
         let claims_from = claims_from.map(|c| c.file.clone());
-        Report { run: results.run, suite, rows, claims, claims_from, torn_last_line: results.torn_last_line }
+        Report { run: results.run, suite, rows, claims, claims_from, published, torn_last_line: results.torn_last_line }
     }
 
     /// Every section in reading order: the headline, the claims, the load rows' table, steps and
@@ -65,6 +72,7 @@ impl Report {
         let mut load = load::sections(&rows, &run).into_iter();
         let mut out: Vec<Section> = load.next().into_iter().collect();
         out.push(claims::section(&self.claims, self.claims_from.as_deref()));
+        out.extend(published::section(&self.published, &self.rows));
         out.extend(load);
         for lab in LABS {
             let mine: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.lab == lab.id()).collect();
@@ -169,6 +177,8 @@ pub struct ClaimsFrom {
     /// The suite file, as the reader should see it named.
     pub file: String,
     pub claims: Vec<Claim>,
+    /// The suite's tables of the study's numbers (`[[published]]`), shown with the claims.
+    pub published: Vec<PublishedTable>,
 }
 
 /// `Results::read`, with a missing `run.json` reported as "not a results directory".
@@ -212,6 +222,7 @@ mod tests {
             [
                 "headline",
                 "claims-section",
+                "published",
                 "scenarios-section",
                 "steps",
                 "charts",
