@@ -30,7 +30,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 use crate::results::ScenarioSummary;
-use crate::stats::Summary;
+use crate::stats::{Summary, ALPHA};
 use crate::suite::Claim;
 
 /// How far, as a factor either way, our value may lie from the study's and still be its size:
@@ -132,10 +132,16 @@ impl Judged {
     }
 }
 
+/// The claim judged on `summaries` with 95 % intervals.
 pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
+    judge_at(claim, summaries, ALPHA)
+}
+
+/// The claim judged with `1 − alpha` intervals (a sequential run's corrected level).
+pub fn judge_at(claim: &Claim, summaries: &[ScenarioSummary], alpha: f64) -> Judged {
     if !claim.is_quantified() {
         let factors: Vec<(String, i32)> = claim.factors().iter().map(|&(id, e)| (id.to_string(), e)).collect();
-        let outcome = estimate(claim, &factors, summaries);
+        let outcome = estimate(claim, &factors, summaries, alpha);
         return Judged { claim: claim.clone(), outcome, cases: Vec::new(), deciding: None };
     }
     let ids: Vec<&str> = summaries.iter().map(|s| s.scenario.as_str()).collect();
@@ -143,7 +149,7 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
         .cases(&ids)
         .into_iter()
         .map(|c| Case {
-            outcome: estimate(claim, &c.factors, summaries),
+            outcome: estimate(claim, &c.factors, summaries, alpha),
             scenarios: c.factors.into_iter().map(|(id, _)| id).collect(),
             label: c.label,
         })
@@ -173,13 +179,13 @@ pub fn judge(claim: &Claim, summaries: &[ScenarioSummary]) -> Judged {
 
 /// The value of the claim's expression over `factors` (`metric(id)^exponent` multiplied), its
 /// interval and verdict.
-fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSummary]) -> Outcome {
+fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSummary], alpha: f64) -> Outcome {
     let scenario = |id: &str| summaries.iter().find(|s| s.scenario == id);
     let inconclusive =
         |reason: Reason| Outcome { value: None, interval: None, verdict: Verdict::Inconclusive, reason: Some(reason) };
     let mut measured = Vec::new();
     for (id, exponent) in factors {
-        let Some(s) = scenario(id).and_then(|s| s.get(&claim.metric).copied()) else {
+        let Some(s) = scenario(id).and_then(|s| at_level(s, &claim.metric, alpha)) else {
             return inconclusive(Reason::NotMeasured { metric: claim.metric.clone(), scenario: id.clone() });
         };
         if *exponent < 0 && s.median == 0.0 {
@@ -192,7 +198,7 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     }
     let repeats: Option<Vec<_>> =
         factors.iter().map(|(id, e)| Some((scenario(id)?.by_repeat.get(claim.metric.as_str())?, *e))).collect();
-    if let Some(paired) = repeats.and_then(|r| paired_ratio(&r)) {
+    if let Some(paired) = repeats.and_then(|r| paired_ratio(&r, alpha)) {
         return decide(claim, paired.0, Some(paired.1));
     }
     // The ratio of medians, with the conservative interval: each factor at the end of its own
@@ -206,10 +212,23 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     decide(claim, value, interval)
 }
 
+/// The scenario's summary of `metric` with a `1 − alpha` interval (cut at 0, as every measured
+/// quantity's is).
+fn at_level(s: &ScenarioSummary, metric: &str, alpha: f64) -> Option<Summary> {
+    let summary = *s.get(metric)?;
+    if alpha == ALPHA {
+        return Some(summary);
+    }
+    let values: Vec<f64> = s.by_repeat.get(metric)?.values().copied().collect();
+    let mut wide = Summary::of_at(&values, alpha)?;
+    wide.ci = wide.ci.map(|(lo, hi)| (lo.max(0.0), hi));
+    Some(wide)
+}
+
 /// Geometric mean over the repeats every factor has of the per-repeat products
 /// `Π metric[r]^exponent` (a ratio, or a ratio of ratios), and its 95 % interval; `None` with
 /// fewer than two repeats where every factor is positive.
-fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)]) -> Option<(f64, (f64, f64))> {
+fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)], alpha: f64) -> Option<(f64, (f64, f64))> {
     let (first, _) = factors.first()?;
     let logs: Vec<f64> = first
         .keys()
@@ -219,7 +238,7 @@ fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)]) -> Option<(f64, (f64, f6
             })
         })
         .collect();
-    let s = Summary::of(&logs)?;
+    let s = Summary::of_at(&logs, alpha)?;
     let (lo, hi) = s.ci?;
     Some((s.mean.exp(), (lo.exp(), hi.exp())))
 }
@@ -340,7 +359,7 @@ mod tests {
         // Ratios 1.01, 1.01, 1.65: all above 1, but too spread to rule out a mean below 1.
         let num: BTreeMap<u32, f64> = [(1, 101.0), (2, 101.0), (3, 165.0)].into();
         let den: BTreeMap<u32, f64> = [(1, 100.0), (2, 100.0), (3, 100.0)].into();
-        let (_, (lo, hi)) = paired_ratio(&[(&num, 1), (&den, -1)]).unwrap();
+        let (_, (lo, hi)) = paired_ratio(&[(&num, 1), (&den, -1)], ALPHA).unwrap();
         assert!(lo < 1.0 && hi > 1.65, "{lo} {hi}");
     }
 

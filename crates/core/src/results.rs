@@ -354,6 +354,7 @@ mod tests {
             cpus: CpuSets::default(),
             only: None,
             parameters: serde_json::Value::Null,
+            sequential: None,
         };
         ResultsWriter::create(dir.path(), &run).unwrap();
         let lines = [

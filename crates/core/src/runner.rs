@@ -6,12 +6,17 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Duration;
+use std::ops::RangeInclusive;
+use std::time::{Duration, Instant};
 
+use crate::claims::{judge_at, Outcome, Reason, Verdict};
 use crate::machine;
-use crate::results::{ResultsError, ResultsWriter};
-use crate::schema::{CpuSets, Latency, Measurement, Metrics, RunInfo, Status, StepMetrics, SCHEMA_VERSION};
-use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite};
+use crate::results::{Results, ResultsError, ResultsWriter};
+use crate::schema::{
+    CpuSets, Latency, Measurement, Metrics, RunInfo, Sequential, SequentialRound, SequentialStop, Status, StepMetrics,
+    SCHEMA_VERSION,
+};
+use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite, UntilDecided};
 use crate::supervisor::{Launcher, RunningSubject};
 
 /// A repeat fails when more than this share of its requests got a wrong answer.
@@ -185,6 +190,7 @@ pub fn run(
         cpus: opts.cpus.clone(),
         only: opts.only.clone(),
         parameters: parameters(suite, &scenarios),
+        sequential: None,
     };
     let mut writer = ResultsWriter::create(&opts.out_dir, &info)?;
     let mut ctx = Ctx {
@@ -197,57 +203,18 @@ pub fn run(
         total: scenarios.len() + harnesses.len() * opts.profile.harness_rounds().len(),
     };
 
-    // Subjects in the order their first scenario appears.
-    let mut subjects: Vec<&str> = Vec::new();
-    for s in &scenarios {
-        if !subjects.contains(&s.subject.as_str()) {
-            subjects.push(&s.subject);
-        }
-    }
-    let mut services = Services::default();
-    for (i, &name) in subjects.iter().enumerate() {
-        let mine: Vec<&Scenario> = scenarios.iter().filter(|s| s.subject == name).collect();
-        let spec = &suite.subjects[name];
-        match start_subject(name, suite, opts, &mut services, launcher) {
-            Err(e) => {
-                for s in mine {
-                    ctx.index += 1;
-                    ctx.progress.scenario(ctx.index, ctx.total, &s.id, opts.profile.repeats);
-                    ctx.write(ctx.row(s, 0, Err(e.clone())))?;
-                }
-            }
-            Ok(mut subject) => {
-                let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
-                for s in mine {
-                    ctx.index += 1;
-                    ctx.scenario(s, &server)?;
-                }
-                subject.stop();
-            }
-        }
-        // A service stops after the last subject that uses it.
-        let later: Vec<&String> = subjects[i + 1..].iter().flat_map(|n| &suite.subjects[*n].services).collect();
-        services.stop_unused(&later);
-    }
-    services.stop_unused(&[]);
+    let all: Vec<&Scenario> = scenarios.iter().collect();
+    let first = 1..=opts.profile.repeats;
+    ctx.subjects(&all, first.clone(), launcher)?;
     for round in opts.profile.harness_rounds() {
         for h in &harnesses {
             ctx.index += 1;
-            // Its own services: those of the scenarios' subjects are stopped by now.
-            let mut services = Services::default();
-            let mut running = Vec::new();
-            match start_for_harness(h, suite, opts, &mut services, launcher, &mut running) {
-                Ok(h) => ctx.harness(&h, launcher, round)?,
-                Err(e) => {
-                    ctx.progress.scenario(ctx.index, ctx.total, &h.id, round.1);
-                    ctx.write(ctx.harness_failure(h, e))?;
-                }
-            }
-            for mut subject in running {
-                subject.stop();
-            }
-            services.stop_unused(&[]);
+            ctx.harness_round(h, round, launcher)?;
         }
+    }
+    if let Some(limits) = opts.profile.until_decided {
+        let harnesses: Vec<&HarnessSpec> = harnesses.iter().collect();
+        info.sequential = Some(ctx.until_decided(limits, &all, &harnesses, launcher)?);
     }
     progress.finish();
     info.finished_at = Some((opts.clock)());
@@ -281,9 +248,163 @@ impl Ctx<'_> {
         }
     }
 
-    fn scenario(&mut self, s: &Scenario, server: &Server) -> Result<(), RunError> {
-        let repeats = self.opts.profile.repeats;
-        self.progress.scenario(self.index, self.total, &s.id, repeats);
+    /// Starts each subject of `scenarios` (in the order its first scenario appears) with its
+    /// services, runs its scenarios' `repeats`, and stops it; a service stops after the last
+    /// subject that uses it.
+    fn subjects(
+        &mut self,
+        scenarios: &[&Scenario],
+        repeats: RangeInclusive<u32>,
+        launcher: &dyn Launcher,
+    ) -> Result<(), RunError> {
+        let (suite, opts) = (self.suite, self.opts);
+        let mut subjects: Vec<&str> = Vec::new();
+        for s in scenarios {
+            if !subjects.contains(&s.subject.as_str()) {
+                subjects.push(&s.subject);
+            }
+        }
+        let mut services = Services::default();
+        for (i, &name) in subjects.iter().enumerate() {
+            let mine: Vec<&Scenario> = scenarios.iter().copied().filter(|s| s.subject == name).collect();
+            let spec = &suite.subjects[name];
+            match start_subject(name, suite, opts, &mut services, launcher) {
+                Err(e) => {
+                    for s in mine {
+                        self.index += 1;
+                        self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
+                        self.write(self.row(s, 0, Err(e.clone())))?;
+                    }
+                }
+                Ok(mut subject) => {
+                    let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
+                    for s in mine {
+                        self.index += 1;
+                        self.scenario(s, &server, repeats.clone())?;
+                    }
+                    subject.stop();
+                }
+            }
+            let later: Vec<&String> = subjects[i + 1..].iter().flat_map(|n| &suite.subjects[*n].services).collect();
+            services.stop_unused(&later);
+        }
+        services.stop_unused(&[]);
+        Ok(())
+    }
+
+    /// Runs a harness for one round with the subjects and services it drives, then stops them.
+    fn harness_round(&mut self, h: &HarnessSpec, round: (u32, u32), launcher: &dyn Launcher) -> Result<(), RunError> {
+        // Its own services: those of the scenarios' subjects are stopped by now.
+        let mut services = Services::default();
+        let mut running = Vec::new();
+        let outcome = match start_for_harness(h, self.suite, self.opts, &mut services, launcher, &mut running) {
+            Ok(h) => self.harness(&h, launcher, round),
+            Err(e) => {
+                self.progress.scenario(self.index, self.total, &h.id, round.1);
+                self.write(self.harness_failure(h, e))
+            }
+        };
+        for mut subject in running {
+            subject.stop();
+        }
+        services.stop_unused(&[]);
+        outcome
+    }
+
+    /// The sequential phase: while some claim is undecided for want of repeats (its interval, at
+    /// the corrected level, straddles its threshold or a size band's edge), run one more repeat
+    /// of the rows it depends on — every such claim's rows in one round, so pairs stay paired —
+    /// until none is, the rows reach `max_repeats`, or the budget is spent.
+    fn until_decided(
+        &mut self,
+        limits: UntilDecided,
+        scenarios: &[&Scenario],
+        harnesses: &[&HarnessSpec],
+        launcher: &dyn Launcher,
+    ) -> Result<Sequential, RunError> {
+        let profile = &self.opts.profile;
+        let alpha = profile.claim_alpha();
+        let started = Instant::now();
+        let mut rounds = Vec::new();
+        let mut repeat = profile.repeats;
+        let stopped = loop {
+            let undecided = self.undecided(alpha)?;
+            if undecided.is_empty() {
+                break SequentialStop::Decided;
+            }
+            if repeat >= limits.max_repeats {
+                break SequentialStop::MaxRepeats;
+            }
+            if started.elapsed().as_secs_f64() >= limits.budget_s {
+                break SequentialStop::Budget;
+            }
+            repeat += 1;
+            let wanted: Vec<&str> = undecided.iter().flat_map(|(_, ids)| ids.iter().map(String::as_str)).collect();
+            let rows: Vec<&Scenario> =
+                scenarios.iter().copied().filter(|s| wanted.contains(&s.id.as_str())).collect();
+            let drivers: Vec<&HarnessSpec> = harnesses
+                .iter()
+                .copied()
+                .filter(|h| {
+                    let globs: Vec<glob::Pattern> = h.scenarios.iter().filter_map(|g| glob::Pattern::new(g).ok()).collect();
+                    wanted.iter().any(|id| globs.iter().any(|g| g.matches(id)))
+                })
+                .collect();
+            if rows.is_empty() && drivers.is_empty() {
+                break SequentialStop::Decided;
+            }
+            let round_started = Instant::now();
+            self.total += rows.len() + drivers.len();
+            self.subjects(&rows, repeat..=repeat, launcher)?;
+            for h in &drivers {
+                self.index += 1;
+                self.harness_round(h, (repeat, 1), launcher)?;
+            }
+            rounds.push(SequentialRound {
+                repeat,
+                claims: undecided.into_iter().map(|(id, _)| id).collect(),
+                rows: rows.iter().map(|s| s.id.clone()).chain(drivers.iter().map(|h| h.id.clone())).collect(),
+                duration_s: round_started.elapsed().as_secs_f64(),
+            });
+        };
+        let undecided = self.undecided(alpha)?.into_iter().map(|(id, _)| id).collect();
+        Ok(Sequential {
+            min_repeats: profile.repeats,
+            max_repeats: limits.max_repeats,
+            budget_s: limits.budget_s,
+            looks: profile.looks(),
+            claim_alpha: alpha,
+            rounds,
+            stopped,
+            undecided,
+        })
+    }
+
+    /// The claims that more repeats could decide, judged on the measurements so far at the
+    /// level `alpha`, each with the scenarios of its undecided cases.
+    fn undecided(&self, alpha: f64) -> Result<Vec<(String, Vec<String>)>, RunError> {
+        let results = Results::read(&self.opts.out_dir)?;
+        let summaries = results.summaries();
+        let sampling = |o: &Outcome| matches!(o.reason, Some(Reason::Straddles | Reason::SizeCrosses { .. }));
+        Ok(self
+            .suite
+            .claims
+            .iter()
+            .map(|c| judge_at(c, &summaries, alpha))
+            .filter(|j| j.outcome.verdict == Verdict::Inconclusive && sampling(&j.outcome))
+            .map(|j| {
+                let ids = if j.cases.is_empty() {
+                    j.claim.factors().into_iter().map(|(id, _)| id.to_string()).collect()
+                } else {
+                    j.cases.iter().filter(|c| sampling(&c.outcome)).flat_map(|c| c.scenarios.clone()).collect()
+                };
+                (j.claim.id.clone(), ids)
+            })
+            .collect())
+    }
+
+    fn scenario(&mut self, s: &Scenario, server: &Server, repeats: RangeInclusive<u32>) -> Result<(), RunError> {
+        self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
         let Some(port) = server.port(s.port_name()) else {
             let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
             return self.write(self.row(s, 0, Err(e)));
@@ -300,7 +421,7 @@ impl Ctx<'_> {
             }
         }
         let plan = Plan::of(s, false).expect("measured plan exists");
-        for repeat in 1..=repeats {
+        for repeat in repeats {
             self.progress.phase(Some(repeat));
             self.progress.live().store(0, Ordering::Relaxed);
             let sampler = Sampler::start(server.subject.pid(), server.service_pids());

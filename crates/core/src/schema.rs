@@ -187,6 +187,53 @@ pub struct RunInfo {
     pub only: Option<String>,
     /// The suite as it ran (profile applied), so a report can be re-rendered without the file.
     pub parameters: serde_json::Value,
+    /// A sequential run's rounds of repeats for undecided claims (`--until-decided`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<Sequential>,
+}
+
+/// What a sequential run did after the profile's repeats: which rows each round repeated, why it
+/// stopped, and the claims left undecided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Sequential {
+    /// Repeats of every row before the first look.
+    pub min_repeats: u32,
+    pub max_repeats: u32,
+    pub budget_s: f64,
+    /// Times the claims may be judged (`max_repeats − min_repeats + 1`).
+    pub looks: u32,
+    /// The error rate of each look's claim intervals: 0.05 ÷ looks.
+    pub claim_alpha: f64,
+    pub rounds: Vec<SequentialRound>,
+    pub stopped: SequentialStop,
+    /// Claims still undecided when it stopped (their rows' intervals still straddle).
+    pub undecided: Vec<String>,
+}
+
+/// One round of a sequential run: one more repeat of the rows of the claims still undecided.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SequentialRound {
+    /// The repeat number every row of the round got.
+    pub repeat: u32,
+    /// The undecided claims that asked for it.
+    pub claims: Vec<String>,
+    /// Scenarios and harnesses it ran.
+    pub rows: Vec<String>,
+    pub duration_s: f64,
+}
+
+/// Why a sequential run stopped repeating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum SequentialStop {
+    /// No claim was undecided for want of repeats.
+    Decided,
+    /// Every undecided claim's rows reached `max_repeats`.
+    MaxRepeats,
+    /// The time budget was spent.
+    Budget,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

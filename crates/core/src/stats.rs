@@ -50,9 +50,39 @@ impl Summary {
         Some(s)
     }
 
+    /// `of`, with a `1 − alpha` interval in place of the 95 % one (`alpha` = 0.05 gives `of`'s):
+    /// claims judged at several looks of a sequential run use a Bonferroni-corrected level.
+    pub fn of_at(values: &[f64], alpha: f64) -> Option<Summary> {
+        let mut s = Summary::of(values)?;
+        if s.n >= 2 && alpha != ALPHA {
+            let sd = s.cv.map(|cv| cv * s.mean.abs()).unwrap_or_else(|| sd_of(values, s.mean));
+            let half = t_quantile(s.n - 1, alpha) * sd / (s.n as f64).sqrt();
+            s.ci = Some((s.mean - half, s.mean + half));
+        }
+        Some(s)
+    }
+
     pub fn noisy(&self) -> bool {
         self.cv.is_some_and(|cv| cv > NOISY_CV)
     }
+}
+
+/// The error rate of every interval the report shows: 95 % intervals.
+pub const ALPHA: f64 = 0.05;
+
+fn sd_of(values: &[f64], mean: f64) -> f64 {
+    (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() - 1) as f64).sqrt()
+}
+
+/// The two-sided `1 − alpha` quantile of Student's t with `df` degrees of freedom
+/// (`t_quantile(df, 0.05)` agrees with `t95` to its three decimals).
+pub fn t_quantile(df: usize, alpha: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
+    if df == 0 {
+        return f64::INFINITY;
+    }
+    let t = StudentsT::new(0.0, 1.0, df as f64).expect("df > 0 is a valid Student's t");
+    t.inverse_cdf(1.0 - alpha / 2.0)
 }
 
 /// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
@@ -73,6 +103,21 @@ pub fn t95(df: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn t_quantiles_agree_with_the_table_and_widen_for_smaller_alpha() {
+        for df in 1..=30 {
+            assert!((t_quantile(df, ALPHA) - t95(df)).abs() < 1e-3, "df {df}");
+        }
+        // Tables: t(0.995, 2) = 9.925, t(0.999, 9) = 4.297.
+        assert!((t_quantile(2, 0.01) - 9.925).abs() < 1e-3);
+        assert!((t_quantile(9, 0.002) - 4.297).abs() < 1e-3, "{}", t_quantile(9, 0.002));
+        let s = Summary::of(&[10.0, 12.0, 14.0]).unwrap();
+        let wide = Summary::of_at(&[10.0, 12.0, 14.0], 0.01).unwrap();
+        let (lo, hi) = (s.ci.unwrap(), wide.ci.unwrap());
+        assert!(hi.0 < lo.0 && hi.1 > lo.1 && (wide.mean, wide.median) == (s.mean, s.median));
+        assert_eq!(Summary::of_at(&[10.0, 12.0, 14.0], ALPHA), Some(s));
+    }
 
     #[test]
     fn summary_of_known_values() {

@@ -135,6 +135,19 @@ pub struct Profile {
     /// machine's drift instead of each getting its own stretch of minutes. Capped at `repeats`.
     #[serde(default = "one_round")]
     pub harness_rounds: u32,
+    /// After `repeats`, keep repeating the rows of claims still undecided, one repeat per round,
+    /// until each is decided or the limits are reached (`runner`'s sequential phase).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until_decided: Option<UntilDecided>,
+}
+
+/// The limits of a sequential run: at most `max_repeats` repeats of any row, and no new round
+/// after `budget_s` seconds of the sequential phase.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UntilDecided {
+    pub max_repeats: u32,
+    pub budget_s: f64,
 }
 
 fn one_round() -> u32 {
@@ -142,6 +155,18 @@ fn one_round() -> u32 {
 }
 
 impl Profile {
+    /// How many times claims are judged in a run: once, or at every repeat count from `repeats`
+    /// to `until_decided.max_repeats` in a sequential run.
+    pub fn looks(&self) -> u32 {
+        self.until_decided.map_or(1, |u| u.max_repeats.saturating_sub(self.repeats) + 1)
+    }
+
+    /// The error rate of each look's claim intervals: 5 % shared among the looks (Bonferroni),
+    /// so the chance that any look's interval misses stays at most 5 % however the run stops.
+    pub fn claim_alpha(&self) -> f64 {
+        crate::stats::ALPHA / f64::from(self.looks())
+    }
+
     /// The repeats of each harness round: `repeats` split into `harness_rounds` (at most
     /// `repeats`) parts, the larger ones first, as (first repeat, count).
     pub fn harness_rounds(&self) -> Vec<(u32, u32)> {
@@ -161,6 +186,22 @@ impl Profile {
 
 fn one() -> f64 {
     1.0
+}
+
+impl UntilDecided {
+    /// Why these limits cannot work after `repeats` repeats, if they cannot.
+    pub fn check(&self, repeats: u32) -> Result<(), String> {
+        if repeats < 2 {
+            return Err(format!("needs at least 2 repeats before it (the profile has {repeats}): one gives no interval"));
+        }
+        if self.max_repeats <= repeats {
+            return Err(format!("max_repeats {} must exceed the profile's {repeats} repeats", self.max_repeats));
+        }
+        if !(self.budget_s > 0.0 && self.budget_s.is_finite()) {
+            return Err(format!("budget_s {} must be a positive number of seconds", self.budget_s));
+        }
+        Ok(())
+    }
 }
 
 /// A process to measure, described as data (TechEmpower's benchmark_config.json).
@@ -807,6 +848,11 @@ impl Suite {
             if p.repeats == 0 || p.scale <= 0.0 {
                 return bad(format!("profiles.{name}"), "repeats and scale must be positive".into());
             }
+            if let Some(u) = p.until_decided {
+                if let Err(e) = u.check(p.repeats) {
+                    return bad(format!("profiles.{name}.until_decided"), e);
+                }
+            }
         }
         if !self.profiles.is_empty() && !self.profiles.contains_key(&self.default_profile) {
             return bad("default_profile".into(), format!("no profile named `{}`", self.default_profile));
@@ -923,7 +969,7 @@ impl Suite {
             "full" => (10, 1.0),
             _ => return None,
         };
-        Some(Profile { repeats, scale, max_connections: None, harness_rounds: 1 })
+        Some(Profile { repeats, scale, max_connections: None, harness_rounds: 1, until_decided: None })
     }
 
     /// Harnesses selected by an optional glob on their id.
@@ -1126,7 +1172,13 @@ mod tests {
 
     #[test]
     fn harness_repeats_split_into_rounds_larger_first() {
-        let p = |repeats, harness_rounds| Profile { repeats, scale: 1.0, max_connections: None, harness_rounds };
+        let p = |repeats, harness_rounds| Profile {
+            repeats,
+            scale: 1.0,
+            max_connections: None,
+            harness_rounds,
+            until_decided: None,
+        };
         assert_eq!(p(10, 1).harness_rounds(), [(1, 10)]);
         assert_eq!(p(10, 3).harness_rounds(), [(1, 4), (5, 3), (8, 3)]);
         assert_eq!(p(2, 5).harness_rounds(), [(1, 1), (2, 1)], "capped at the repeats");
@@ -1430,7 +1482,8 @@ extends = "copy"
         let smoke = s.profile("smoke").unwrap();
         let planned = s.plan(&smoke, None);
         assert_eq!(planned[0].requests, Some(5));
-        let tiny = Profile { repeats: 1, scale: 0.0001, max_connections: Some(2), harness_rounds: 1 };
+        let tiny =
+            Profile { repeats: 1, scale: 0.0001, max_connections: Some(2), harness_rounds: 1, until_decided: None };
         let planned = s.plan(&tiny, None);
         assert_eq!((planned[0].connections, planned[0].requests), (2, Some(2)));
         assert!(s.plan(&smoke, Some(&glob::Pattern::new("b*").unwrap())).is_empty());

@@ -3,6 +3,8 @@
 //! cases; `claims.csv` and `claim_cases.csv`.
 
 use wirebench_core::claims::{Case, Judged, Reason, Verdict, SIZE_TOLERANCE};
+use wirebench_core::schema::{Sequential, SequentialStop};
+use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::Claim;
 
 use crate::numbers::{self, NONE};
@@ -48,11 +50,11 @@ const CASES_CSV: &[Field<(Claim, Case)>] = &[
 ];
 
 /// The claims section, `claims.csv` and, when a claim ranges over cases, `claim_cases.csv`.
-pub fn section(claims: &[Judged], from: Option<&str>) -> Section {
+pub fn section(claims: &[Judged], from: Option<&str>, sequential: Option<&Sequential>) -> Section {
     let columns = vec![
         Column::text("Claim"),
         Column::text("The study"),
-        Column::num("Ours (95 % interval)"),
+        Column::num(format!("Ours ({} % interval)", confidence(sequential.map_or(ALPHA, |q| q.claim_alpha)))),
         Column::num("Ours ÷ study").titled(format!(
             "Our value over the study's number. The study's size holds when our whole interval lies within ×/÷ {} of it, unless the claim sets its own band.",
             numbers::sig3(SIZE_TOLERANCE)
@@ -60,8 +62,11 @@ pub fn section(claims: &[Judged], from: Option<&str>) -> Section {
         Column::text("Verdict"),
         Column::text("Reason"),
     ];
-    let rows = claims.iter().map(row).collect();
     let mut s = Section::new("claims-section", "Claims");
+    let rows = claims.iter().map(row).collect();
+    if let Some(q) = sequential {
+        s.para(Para::Lede, sequential_text(q));
+    }
     if let Some(file) = from {
         s.para(
             Para::Lede,
@@ -81,6 +86,51 @@ pub fn section(claims: &[Judged], from: Option<&str>) -> Section {
         s.csv.push(Csv::of("claim_cases.csv", CASES_CSV, &cases));
     }
     s
+}
+
+/// `1 − alpha` in percent with the digits that keep it below 100: `95`, `99.38`, `99.9950`.
+fn confidence(alpha: f64) -> String {
+    let digits = (-(100.0 * alpha).log10()).ceil().max(0.0) as usize + 1;
+    let text = format!("{:.*}", digits, 100.0 * (1.0 - alpha));
+    if alpha >= 0.01 {
+        // 95.0 → 95, 99.50 → 99.5: only the digits a level of 1 % or more needs.
+        return text.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    text
+}
+
+/// What a sequential run did, for the reader of its claims.
+fn sequential_text(q: &Sequential) -> Text {
+    let repeated: usize = q.rounds.iter().map(|r| r.rows.len()).sum();
+    let mut t = Text::plain(format!(
+        "Repeated until decided: after {} repeats of every row, {} round{} of one more repeat ran ({repeated} row repeats in all) \
+         for the rows of claims still undecided, up to {} repeats and {} s. So that stopping when an interval first \
+         clears its threshold cannot make a claim look surer than it is, every claim here is judged at {} % per look \
+         (5 % shared among {} looks, Bonferroni) instead of 95 %. ",
+        q.min_repeats,
+        q.rounds.len(),
+        if q.rounds.len() == 1 { "" } else { "s" },
+        q.max_repeats,
+        numbers::sig3(q.budget_s),
+        confidence(q.claim_alpha),
+        q.looks,
+    ));
+    t = t.and(match q.stopped {
+        SequentialStop::Decided => "It stopped when no claim was left undecided for want of repeats.".to_string(),
+        SequentialStop::MaxRepeats => format!("It stopped at {} repeats.", q.max_repeats),
+        SequentialStop::Budget => "It stopped when its time budget was spent.".to_string(),
+    });
+    if !q.undecided.is_empty() {
+        t = t.and(" Still undecided: ");
+        for (i, id) in q.undecided.iter().enumerate() {
+            if i > 0 {
+                t = t.and(", ");
+            }
+            t = t.and_code(id.as_str());
+        }
+        t = t.and(".");
+    }
+    t
 }
 
 fn row(j: &Judged) -> Row {

@@ -130,6 +130,7 @@ pub fn write_run(dir: &Path, specs: &[Spec], formats: &[FormatSpec], claims: &st
         cpus: CpuSets { subject: vec![0], load: vec![1] },
         only: None,
         parameters: serde_json::to_value(&suite).unwrap(),
+        sequential: None,
     };
     let mut w = ResultsWriter::create(dir, &info).unwrap();
     for spec in specs {

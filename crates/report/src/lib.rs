@@ -291,6 +291,29 @@ mod tests {
         assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
     }
 
+    /// A sequential run's report says what it repeated and why it stopped, and judges its claims
+    /// at the corrected level the run used: a claim 95 % intervals confirm may not be confirmed.
+    #[test]
+    fn a_sequential_run_is_judged_at_its_corrected_level_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::showcase(dir.path());
+        let confirmed_at_95 = markdown(dir.path(), &["claims-section".into()]).unwrap();
+        let multiplexing = |md: &str| md.lines().find(|l| l.contains("HTTP/2 multiplexing")).unwrap().to_string();
+        assert!(multiplexing(&confirmed_at_95).contains("**confirmed**"));
+        let run_file = dir.path().join("run.json");
+        let mut run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run_file).unwrap()).unwrap();
+        run["sequential"] = serde_json::json!({
+            "min_repeats": 3, "max_repeats": 1000, "budget_s": 600.0, "looks": 998, "claim_alpha": 0.05 / 998.0,
+            "rounds": [], "stopped": "budget", "undecided": ["h2-multiplexing"],
+        });
+        std::fs::write(&run_file, run.to_string()).unwrap();
+        let md = markdown(dir.path(), &["claims-section".into()]).unwrap();
+        assert!(md.contains("judged at 99.9950 % per look (5 % shared among 998 looks"), "{md}");
+        assert!(md.contains("| Ours (99.9950 % interval) |"), "{md}");
+        assert!(md.contains("It stopped when its time budget was spent. Still undecided: `h2-multiplexing`."), "{md}");
+        assert!(multiplexing(&md).contains("**inconclusive**"), "{}", multiplexing(&md));
+    }
+
     #[test]
     fn markdown_has_headline_claims_and_scenarios() {
         let (_dir, r) = rendered();

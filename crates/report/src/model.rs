@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use wirebench_core::claims::{judge, Judged};
+use wirebench_core::claims::{judge_at, Judged};
+use wirebench_core::stats::ALPHA;
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
 use wirebench_core::schema::RunInfo;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
@@ -50,9 +51,11 @@ impl Report {
         let rows = results.summaries();
         let suite = suite_of(&results.run.parameters)
             .map_err(|e| format!("run.json parameters are not a suite ({e}): claims cannot be judged"));
+        // A sequential run judged its claims at a corrected level at each look; so does its report.
+        let alpha = results.run.sequential.as_ref().map_or(ALPHA, |s| s.claim_alpha);
         let claims = match (claims_from, &suite) {
-            (Some(from), _) => from.claims.iter().map(|c| judge(c, &rows)).collect(),
-            (None, Ok(s)) => s.claims.iter().map(|c| judge(c, &rows)).collect(),
+            (Some(from), _) => from.claims.iter().map(|c| judge_at(c, &rows, alpha)).collect(),
+            (None, Ok(s)) => s.claims.iter().map(|c| judge_at(c, &rows, alpha)).collect(),
             (None, Err(_)) => Vec::new(),
         };
         let published = match (claims_from, &suite) {
@@ -71,7 +74,7 @@ impl Report {
         let rows: Vec<&ScenarioSummary> = self.rows.iter().collect();
         let mut load = load::sections(&rows, &run).into_iter();
         let mut out: Vec<Section> = load.next().into_iter().collect();
-        out.push(claims::section(&self.claims, self.claims_from.as_deref()));
+        out.push(claims::section(&self.claims, self.claims_from.as_deref(), self.run.sequential.as_ref()));
         out.extend(published::section(&self.published, &self.rows));
         out.extend(load);
         for lab in LABS {
@@ -88,8 +91,15 @@ impl Report {
     fn method(&self) -> Section {
         let mut s = Section::new("method", "Method");
         let load = self.rows.iter().any(|r| r.transport.is_some());
+        let more = match &self.run.sequential {
+            Some(q) if !q.rounds.is_empty() => {
+                format!(", the rows of undecided claims up to {} times", q.rounds.last().map_or(q.min_repeats, |r| r.repeat))
+            }
+            _ => String::new(),
+        };
         let mut text = Text::plain(format!("Each scenario ran {} times (profile ", self.run.repeats))
             .and_code(self.run.profile.as_str())
+            .and(more)
             .and(
                 "). Numbers are the median over those repeats; the range beside them is the 95 % confidence \
                  interval of the mean (Student's t), which narrows as repeats are added and is absent with one \

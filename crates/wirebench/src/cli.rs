@@ -94,6 +94,14 @@ pub struct RunArgs {
     /// Skip building what the rows need (`wirebench build` did it).
     #[arg(long)]
     pub no_build: bool,
+    /// After the profile's repeats, keep repeating the rows of claims still undecided, one repeat
+    /// per round, up to this many repeats of a row (claims are then judged at a corrected level:
+    /// docs/METHODOLOGY.md).
+    #[arg(long, value_name = "MAX_REPEATS")]
+    pub until_decided: Option<u32>,
+    /// With --until-decided: start no new round after this many seconds of it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 1800.0, requires = "until_decided")]
+    pub budget_s: f64,
 }
 
 #[derive(Debug, Args)]

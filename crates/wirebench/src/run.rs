@@ -9,7 +9,7 @@ use crate::cli::RunArgs;
 use crate::progress::Bar;
 use wirebench_core::build::Plan;
 use wirebench_core::runner::{self, RunOptions};
-use wirebench_core::suite::{self, Suite};
+use wirebench_core::suite::{self, Suite, UntilDecided};
 use wirebench_core::supervisor::Supervisor;
 use wirebench_core::{machine, now_utc, stamp_utc};
 use wirebench_load::LoadEngine;
@@ -35,11 +35,16 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     let root = suite::project_root(&args.suites_dir)?;
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
     let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
-    let profile = suite.profile(&profile_name).with_context(|| {
+    let mut profile = suite.profile(&profile_name).with_context(|| {
         let mut names: Vec<&str> = vec!["smoke", "quick", "full"];
         names.extend(suite.profiles.keys().map(String::as_str).filter(|n| !["smoke", "quick", "full"].contains(n)));
         format!("unknown profile `{profile_name}`: use one of {}", names.join(", "))
     })?;
+    if let Some(max_repeats) = args.until_decided {
+        let limits = UntilDecided { max_repeats, budget_s: args.budget_s };
+        limits.check(profile.repeats).map_err(|e| anyhow::anyhow!("--until-decided with profile `{profile_name}`: {e}"))?;
+        profile.until_decided = Some(limits);
+    }
     let only = crate::build::only_glob(args.only.as_deref())?;
     if let Some(pattern) = &only {
         if suite.plan(&profile, Some(pattern)).is_empty() && suite.harnesses_matching(Some(pattern)).is_empty() {

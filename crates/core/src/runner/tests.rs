@@ -498,3 +498,145 @@ command = ["b"]
     assert_eq!(repeats("round-a"), [0, 1, 2, 3, 0, 4, 5]);
     assert_eq!(repeats("round-b"), [0, 1, 2, 3, 0, 4, 5]);
 }
+
+/// A suite of three rows on one subject whose req/s follow `RPS`, and two claims: `a / b > 1`,
+/// which three repeats cannot decide at a sequential run's corrected level, and `c / b > 10`,
+/// which they refute at once.
+const SEQUENTIAL: &str = r#"
+[subjects.good]
+lang = "rust"
+command = ["good"]
+ports = { plain = "--port" }
+health = { path = "/health" }
+
+[scenario_defaults]
+subject = "good"
+driver = "mock"
+path = "/x"
+connections = 1
+requests = 1000
+
+[[scenarios]]
+id = "a"
+[[scenarios]]
+id = "b"
+[[scenarios]]
+id = "c"
+
+[[claims]]
+id = "a-beats-b"
+text = "a beats b"
+published = "p"
+metric = "rps"
+numerator = "a"
+denominator = "b"
+op = ">"
+threshold = 1.0
+
+[[claims]]
+id = "c-beats-b-10x"
+text = "c beats b tenfold"
+published = "p"
+metric = "rps"
+numerator = "c"
+denominator = "b"
+op = ">"
+threshold = 10.0
+"#;
+
+/// Req/s of each measured repeat, in order, per scenario; the last value repeats.
+struct SequenceExecutor {
+    rps: BTreeMap<&'static str, Vec<f64>>,
+    calls: RefCell<BTreeMap<String, usize>>,
+}
+
+impl Executor for SequenceExecutor {
+    fn verify(&self, _: &Scenario, _: &Target) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn transport(&self, _: &Scenario) -> String {
+        "mock".into()
+    }
+
+    fn measure(&self, s: &Scenario, plan: &Plan, _: &Target, _: &AtomicU64) -> Result<LoadResult, String> {
+        let mut calls = self.calls.borrow_mut();
+        let k = calls.entry(s.id.clone()).or_default();
+        let values = &self.rps[s.id.as_str()];
+        let rps = values[(*k).min(values.len() - 1)];
+        *k += 1;
+        let Stop::Requests(n) = plan.stop else { panic!("requests") };
+        Ok(LoadResult {
+            requests: n,
+            messages: n,
+            duration: Duration::from_secs_f64(n as f64 / rps),
+            latency: Latency { min: 1, p50: 1, p90: 1, p99: 1, p999: 1, max: 1, mean: 1.0, curve: vec![] },
+            ..LoadResult::default()
+        })
+    }
+}
+
+fn sequential_run(a: Vec<f64>, limits: UntilDecided, dir: &Path) -> (Results, Vec<String>) {
+    let (suite, mut opts) = quick_run(SEQUENTIAL, "mock", dir);
+    opts.profile.until_decided = Some(limits);
+    let exec = SequenceExecutor {
+        rps: [("a", a), ("b", vec![100.0]), ("c", vec![200.0])].into(),
+        calls: RefCell::default(),
+    };
+    let launcher = MockLauncher::default();
+    let out = run(&suite, &opts, &launcher, &exec, &NoProgress::default()).unwrap();
+    let log = launcher.log.borrow().clone();
+    (Results::read(&out).unwrap(), log)
+}
+
+fn repeats_of(results: &Results, id: &str) -> Vec<u32> {
+    results.measurements.iter().filter(|m| m.scenario == id).map(|m| m.repeat).collect()
+}
+
+#[test]
+fn a_sequential_run_repeats_only_the_rows_of_undecided_claims_until_they_are_decided() {
+    let dir = tempfile::tempdir().unwrap();
+    // a / b per repeat: 1.0, 1.3, 1.15, then 1.15 on: above 1, but three repeats cannot show it
+    // at the corrected level.
+    let limits = UntilDecided { max_repeats: 10, budget_s: 600.0 };
+    let (results, log) = sequential_run(vec![100.0, 130.0, 115.0], limits, dir.path());
+    let seq = results.run.sequential.clone().expect("the run records its sequential phase");
+    assert_eq!((seq.stopped, seq.undecided.len(), seq.looks), (SequentialStop::Decided, 0, 8));
+    assert!((seq.claim_alpha - 0.05 / 8.0).abs() < 1e-12);
+    assert!(!seq.rounds.is_empty() && seq.rounds.len() < 7, "{:?}", seq.rounds);
+    for (k, round) in seq.rounds.iter().enumerate() {
+        assert_eq!(round.repeat, 4 + k as u32);
+        assert_eq!(round.claims, ["a-beats-b"], "the refuted claim asks for nothing");
+        assert_eq!(round.rows, ["a", "b"], "both sides of the pair, and nothing else");
+    }
+    let last = 3 + seq.rounds.len() as u32;
+    assert_eq!(repeats_of(&results, "a"), (1..=last).collect::<Vec<_>>());
+    assert_eq!(repeats_of(&results, "b"), (1..=last).collect::<Vec<_>>());
+    assert_eq!(repeats_of(&results, "c"), [1, 2, 3]);
+    // Each round starts the subject again and stops it.
+    assert_eq!(log.iter().filter(|l| l.starts_with("start good")).count(), 1 + seq.rounds.len());
+    // Decided at the corrected level, and not one round earlier.
+    let ran: Suite = serde_json::from_value(results.run.parameters.clone()).unwrap();
+    let claim = &ran.claims[0];
+    let rows = results.summaries();
+    assert_eq!(judge_at(claim, &rows, seq.claim_alpha).outcome.verdict, Verdict::Confirmed);
+    let before: Vec<_> = results.measurements.iter().filter(|m| m.repeat < last).cloned().collect();
+    let earlier = Results { measurements: before, ..results.clone() }.summaries();
+    assert_eq!(judge_at(claim, &earlier, seq.claim_alpha).outcome.verdict, Verdict::Inconclusive);
+}
+
+#[test]
+fn a_sequential_run_stops_at_its_limits_and_names_what_stayed_undecided() {
+    let dir = tempfile::tempdir().unwrap();
+    // a / b swings 0.8, 1.2 forever: no number of repeats decides it.
+    let swing: Vec<f64> = (0..20).map(|i| if i % 2 == 0 { 80.0 } else { 120.0 }).collect();
+    let (results, _) = sequential_run(swing.clone(), UntilDecided { max_repeats: 5, budget_s: 600.0 }, dir.path());
+    let seq = results.run.sequential.clone().unwrap();
+    assert_eq!((seq.stopped, seq.undecided.as_slice()), (SequentialStop::MaxRepeats, &["a-beats-b".to_string()][..]));
+    assert_eq!(repeats_of(&results, "a"), [1, 2, 3, 4, 5]);
+    let dir = tempfile::tempdir().unwrap();
+    let (results, _) = sequential_run(swing, UntilDecided { max_repeats: 5, budget_s: 1e-9 }, dir.path());
+    let seq = results.run.sequential.clone().unwrap();
+    assert_eq!((seq.stopped, seq.rounds.len()), (SequentialStop::Budget, 0));
+    assert_eq!(repeats_of(&results, "a"), [1, 2, 3]);
+}
