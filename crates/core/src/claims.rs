@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use crate::results::ScenarioSummary;
 use crate::stats::{Summary, ALPHA};
-use crate::suite::Claim;
+use crate::suite::{Claim, Op};
 
 /// How far, as a factor either way, our value may lie from the study's and still be its size:
 /// within `[published / 1.5, published × 1.5]`. See docs/METHODOLOGY.md ("Claims") for why.
@@ -158,10 +158,9 @@ pub fn judge_at(claim: &Claim, summaries: &[ScenarioSummary], alpha: f64) -> Jud
     // bound of a `>` claim, the highest upper bound of a `<` one.
     let margin = |c: &Case| {
         let (lo, hi) = c.outcome.interval.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-        if claim.op.holds(1.0, 0.0) {
-            lo
-        } else {
-            -hi
+        match claim.op {
+            Op::Less => -hi,
+            Op::Greater | Op::About => lo,
         }
     };
     let deciding = cases.iter().min_by(|a, b| {
@@ -249,7 +248,7 @@ fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
     let Some((lo, hi)) = interval else {
         return outcome(Verdict::Inconclusive, Some(Reason::OneRepeat));
     };
-    let holds = |v| claim.op.holds(v, claim.threshold);
+    let holds = |v| claim.direction_holds(v);
     match (holds(lo), holds(hi)) {
         (true, true) => {}
         (false, false) => return outcome(Verdict::Refuted, Some(Reason::Contradicts)),
@@ -258,6 +257,8 @@ fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
     let Some(published) = claim.published_value else {
         return outcome(Verdict::Confirmed, None);
     };
+    // "About the study's number" has no direction: outside its band, the claim is wrong.
+    let outside = if claim.op == Op::About { Verdict::Refuted } else { Verdict::DiffersInSize };
     let tolerance = claim.tolerance.unwrap_or(SIZE_TOLERANCE);
     let (band_lo, band_hi) = (published / tolerance, published * tolerance);
     // A relative hair of slack, so a value exactly at an edge is not pushed out by the last bit
@@ -266,7 +267,7 @@ fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
     if lo >= band_lo && hi <= band_hi {
         outcome(Verdict::Confirmed, None)
     } else if hi < band_lo || lo > band_hi {
-        outcome(Verdict::DiffersInSize, Some(Reason::SizeOutside { over: value / published, tolerance }))
+        outcome(outside, Some(Reason::SizeOutside { over: value / published, tolerance }))
     } else {
         outcome(Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance }))
     }
@@ -275,7 +276,6 @@ fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Op;
     use std::collections::BTreeMap;
 
     fn summary(id: &str, rps: &[f64]) -> ScenarioSummary {
@@ -312,7 +312,7 @@ mod tests {
             denominator: Some("b".into()),
             versus: None,
             op,
-            threshold,
+            threshold: Some(threshold),
             except: Vec::new(),
         }
     }
@@ -505,6 +505,30 @@ mod tests {
         // Nothing matched: inconclusive, naming the glob.
         let j = judge(&Claim { denominator: Some("*-10mb".into()), ..c }, &rows);
         assert_eq!(j.outcome.reason, Some(Reason::NoCase { globs: vec!["*-10mb".into()] }));
+    }
+
+    #[test]
+    fn an_about_claim_is_its_band_and_is_refuted_outside_it() {
+        // "Rust decodes JSON and BSON in about the same time": a ratio of 1 within ×/÷ 1.25.
+        let about = |ratios: &[f64]| {
+            let b = vec![100.0; ratios.len()];
+            let a: Vec<f64> = ratios.iter().map(|r| r * 100.0).collect();
+            let c = Claim {
+                op: Op::About,
+                threshold: None,
+                published_value: Some(1.0),
+                tolerance: Some(1.25),
+                ..claim(Op::Greater, 1.0)
+            };
+            judge(&c, &[paired("a", &a), paired("b", &b)]).outcome
+        };
+        assert_eq!(about(&[0.9, 0.92, 0.91]).verdict, Verdict::Confirmed, "either side of the number");
+        assert_eq!(about(&[1.1, 1.12, 1.11]).verdict, Verdict::Confirmed);
+        let far = about(&[1.5, 1.52, 1.51]);
+        assert_eq!(far.verdict, Verdict::Refuted, "outside the band the claim is wrong, not of another size");
+        assert!(matches!(far.reason, Some(Reason::SizeOutside { .. })));
+        assert_eq!(about(&[0.7, 0.71, 0.72]).verdict, Verdict::Refuted);
+        assert_eq!(about(&[1.0, 1.5, 1.2]).verdict, Verdict::Inconclusive, "an interval over the edge");
     }
 
     #[test]

@@ -407,7 +407,9 @@ pub struct Claim {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versus: Option<Versus>,
     pub op: Op,
-    pub threshold: f64,
+    /// The direction's bound (`op` `>` or `<`); none for `~`, whose band is the claim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
     /// Scenario-id globs of cases a quantified claim leaves out (rows that measure something else).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub except: Vec<String>,
@@ -462,6 +464,11 @@ impl Claim {
         f
     }
 
+    /// True when `value` lies on the claim's side of its threshold (always, for `~`).
+    pub fn direction_holds(&self, value: f64) -> bool {
+        self.threshold.is_none_or(|t| self.op.holds(value, t))
+    }
+
     /// True when the claim ranges over cases: one of its scenario ids holds a `*`.
     pub fn is_quantified(&self) -> bool {
         self.factors().iter().any(|(id, _)| id.contains('*'))
@@ -511,20 +518,26 @@ pub fn capture<'a>(pattern: &str, id: &'a str) -> Option<&'a str> {
     (!middle.is_empty()).then_some(middle)
 }
 
+/// A claim's direction: above or below its threshold, or `~`, "about the study's number"
+/// ("comparable", "the same", "equal"), which has no direction and is judged on its size band
+/// alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Op {
     #[serde(rename = ">")]
     Greater,
     #[serde(rename = "<")]
     Less,
+    #[serde(rename = "~")]
+    About,
 }
 
 impl Op {
-    /// `value op threshold`.
+    /// `value op threshold`; always true for `~`.
     pub fn holds(self, value: f64, threshold: f64) -> bool {
         match self {
             Op::Greater => value > threshold,
             Op::Less => value < threshold,
+            Op::About => true,
         }
     }
 
@@ -532,6 +545,7 @@ impl Op {
         match self {
             Op::Greater => ">",
             Op::Less => "<",
+            Op::About => "≈",
         }
     }
 }
@@ -894,6 +908,24 @@ impl Suite {
             if let Some(g) = c.except.iter().find(|g| glob::Pattern::new(g).is_err()) {
                 return bad(format!("claims[{i}].except"), format!("`{g}` is not a glob"));
             }
+            match (c.op, c.threshold) {
+                (Op::About, Some(_)) => {
+                    return bad(
+                        format!("claims[{i}].threshold"),
+                        "a `~` claim has no threshold: the band around its published_value is the claim".into(),
+                    )
+                }
+                (Op::About, None) if c.published_value.is_none() => {
+                    return bad(
+                        format!("claims[{i}].published_value"),
+                        "a `~` claim needs the study's number: it is judged on the band around it".into(),
+                    )
+                }
+                (Op::Greater | Op::Less, None) => {
+                    return bad(format!("claims[{i}].threshold"), format!("a `{}` claim needs a threshold", c.op.symbol()))
+                }
+                _ => {}
+            }
             match (c.published_value, c.tolerance) {
                 (None, Some(_)) => {
                     return bad(
@@ -910,13 +942,13 @@ impl Suite {
                         format!("{v}: a size band is a factor around a positive number"),
                     )
                 }
-                (Some(v), _) if !c.op.holds(v, c.threshold) => {
+                (Some(v), _) if !c.direction_holds(v) => {
                     return bad(
                         format!("claims[{i}].published_value"),
                         format!(
                             "the study's {v} does not satisfy the claim's `{} {}`: it would refute its own claim",
                             c.op.symbol(),
-                            c.threshold
+                            c.threshold.unwrap_or_default()
                         ),
                     )
                 }
@@ -1250,6 +1282,15 @@ mod tests {
                 format!("{GOOD}\n[[published]]\nid = \"t\"\ntitle = \"T\"\nsource = \"Table 1\"\nmetric = \"speed\"\nrows = []\n"),
                 "s.toml: published[0].metric: unknown metric `speed`",
             ),
+            (
+                GOOD.replace("op = \">\"", "op = \"~\"").replace("threshold = 1.0", "threshold = 1.0\npublished_value = 1.0"),
+                "s.toml: claims[0].threshold: a `~` claim has no threshold",
+            ),
+            (
+                GOOD.replace("op = \">\"", "op = \"~\"").replace("threshold = 1.0", ""),
+                "s.toml: claims[0].published_value: a `~` claim needs the study's number",
+            ),
+            (GOOD.replace("threshold = 1.0", ""), "s.toml: claims[0].threshold: a `>` claim needs a threshold"),
             (GOOD.replace("[subjects.rest]", "[subjects.rest"), "s.toml: line 2:"),
             (
                 format!("{GOOD}\n[[harnesses]]\nid = \"d\"\nlang = \"rust\"\ncommand = [\"d\"]\nsubjects = [\"nope\"]\n"),
@@ -1311,8 +1352,9 @@ mod tests {
 
     /// The committed suites were hand-written row by row before matrices; `testdata/` keeps those
     /// files (with the fields the rows gained since, such as `payload_bytes`). Every row they had
-    /// must expand identically, in the same order, with the same subjects, profiles and claims,
-    /// so a report of the rewritten suite is the report of the old one plus the new rows.
+    /// must expand identically, in the same order, with the same subjects and profiles, so a
+    /// report of the rewritten suite is the report of the old one plus the new rows. (Claims are
+    /// not compared: they have been rewritten since, on purpose, to judge size and every case.)
     #[test]
     fn rewritten_suites_expand_to_their_hand_written_rows() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -1335,9 +1377,6 @@ mod tests {
                 // How a subject is built may change (decision 0021); what runs may not.
                 let now = now.subjects.get(id).map(|s| SubjectSpec { build: subject.build.clone(), ..s.clone() });
                 assert_eq!(now.as_ref(), Some(subject), "{name}: subject `{id}` changed");
-            }
-            for claim in &then.claims {
-                assert!(now.claims.contains(claim), "{name}: claim `{}` changed", claim.id);
             }
         }
     }

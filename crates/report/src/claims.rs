@@ -26,7 +26,7 @@ const CSV: &[Field<Judged>] = &[
     ("versus_numerator", |j| j.claim.versus.as_ref().map(|v| v.numerator.clone()).unwrap_or_default()),
     ("versus_denominator", |j| j.claim.versus.as_ref().map(|v| v.denominator.clone()).unwrap_or_default()),
     ("op", |j| j.claim.op.symbol().into()),
-    ("threshold", |j| j.claim.threshold.to_string()),
+    ("threshold", |j| raw(j.claim.threshold)),
     ("cases", |j| if j.claim.is_quantified() { j.cases.len().to_string() } else { String::new() }),
     ("deciding_case", |j| j.deciding.clone().unwrap_or_default()),
     ("value", |j| raw(j.outcome.value)),
@@ -207,11 +207,16 @@ fn claim_expression(claim: &Claim) -> String {
         (Some(d), None) => format!("{m}({}) / {m}({d})", claim.numerator),
         (None, _) => format!("{m}({})", claim.numerator),
     };
-    let threshold =
-        if claim.denominator.is_some() { numbers::sig3(claim.threshold) } else { claim_value(claim, claim.threshold) };
+    let bound = |v: f64| if claim.denominator.is_some() { numbers::sig3(v) } else { claim_value(claim, v) };
+    // A `~` claim's bound is its band around the study's number.
+    let rhs = match (claim.threshold, claim.published_value) {
+        (Some(t), _) => bound(t),
+        (None, Some(p)) => format!("{} (×/÷ {})", bound(p), numbers::sig3(tolerance(claim))),
+        (None, None) => String::new(),
+    };
     let every = if claim.is_quantified() { "for every *: " } else { "" };
     let except = if claim.except.is_empty() { String::new() } else { format!(" except {}", claim.except.join(", ")) };
-    format!("{every}{lhs} {} {threshold}{except}", claim.op.symbol())
+    format!("{every}{lhs} {} {rhs}{except}", claim.op.symbol())
 }
 
 /// Why a claim got its verdict, in words; a quantified claim's names its cases.
