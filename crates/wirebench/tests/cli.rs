@@ -324,6 +324,14 @@ fn bad_input_gives_one_line_and_exit_1() {
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--profile", "huge"]), "unknown profile `huge`");
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--cpus", "subject=zero"]), "--cpus");
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--only", "nothing*"]), "matches no scenario");
+    assert_one_line_error(
+        &wirebench(&["run", "smoke", "--no-build", "--profile", "smoke", "--until-decided", "5"]),
+        "--until-decided with profile `smoke`: needs at least 2 repeats",
+    );
+    assert_one_line_error(
+        &wirebench(&["run", "smoke", "--no-build", "--profile", "quick", "--until-decided", "3"]),
+        "max_repeats 3 must exceed the profile's 3 repeats",
+    );
     assert_one_line_error(&wirebench(&["report", "/nonexistent/dir"]), "/nonexistent/dir");
     assert_one_line_error(&wirebench(&["load", "http://10.1.2.3:80/"]), "not a loopback address");
 }
