@@ -22,6 +22,10 @@
 //! `streams = 10`), and tables (`labels`, `expect`, `headers`, `params`) merge key by key.
 //! Expanded rows come before the hand-written `[[scenarios]]`, in matrix order.
 //!
+//! `exclude = [{ transport = ["h2c", "h1-tls"], bodies = "-per-call" }]` leaves out the rows whose
+//! value of every named axis is one listed (GitHub Actions' `matrix.exclude`); an entry that leaves
+//! out nothing is an error, so a misspelt value cannot pass unseen.
+//!
 //! An axis several matrices share is written once at the top of the suite and named by each
 //! matrix that uses it; shared axes come after the matrix's own, in the order listed:
 //!
@@ -95,6 +99,11 @@ fn expand_one(mut matrix: Table, shared: &Table, key: &str) -> Result<Vec<(Strin
         Some(Value::Table(a)) => a,
         Some(_) => return bad("axes", "must be a table of axes, like [matrix.axes.payload]".into()),
     };
+    let exclude = match matrix.remove("exclude") {
+        None => Vec::new(),
+        Some(Value::Array(e)) => e,
+        Some(_) => return bad("exclude", "must be a list of tables of axis values, like [{ transport = \"h2c\" }]".into()),
+    };
     let uses = match matrix.remove("shared_axes") {
         None => Vec::new(),
         Some(Value::Array(names)) => names,
@@ -154,6 +163,9 @@ fn expand_one(mut matrix: Table, shared: &Table, key: &str) -> Result<Vec<(Strin
         axis_values.push((name, list));
     }
 
+    let exclude = excluded(&exclude, &axis_values).map_err(|(k, m)| (format!("{key}.exclude{k}"), m))?;
+    let mut used = vec![false; exclude.len()];
+
     let mut rows = Vec::new();
     let mut choice = vec![0usize; axis_values.len()];
     'rows: loop {
@@ -164,8 +176,23 @@ fn expand_one(mut matrix: Table, shared: &Table, key: &str) -> Result<Vec<(Strin
             merge(&mut row, fields);
             id = id.replace(&format!("{{{axis}}}"), value);
         }
-        row.insert("id".into(), Value::String(id.clone()));
-        rows.push((id, row));
+        let dropped: Vec<usize> = (0..exclude.len())
+            .filter(|&e| {
+                exclude[e].iter().all(|(axis, values)| {
+                    let a = axis_values.iter().position(|(n, _)| n == axis).expect("checked by `excluded`");
+                    values.contains(&axis_values[a].1[choice[a]].0)
+                })
+            })
+            .collect();
+        // Only the first entry that leaves a row out counts, so a later one covered by it is
+        // reported as leaving out nothing.
+        if let Some(&e) = dropped.first() {
+            used[e] = true;
+        }
+        if dropped.is_empty() {
+            row.insert("id".into(), Value::String(id.clone()));
+            rows.push((id, row));
+        }
         // Odometer: the last axis turns fastest.
         for a in (0..choice.len()).rev() {
             choice[a] += 1;
@@ -176,7 +203,44 @@ fn expand_one(mut matrix: Table, shared: &Table, key: &str) -> Result<Vec<(Strin
         }
         break;
     }
+    if let Some(e) = used.iter().position(|u| !u) {
+        return bad(&format!("exclude[{e}]"), "leaves out no row: a misspelt value, or one already left out".into());
+    }
     Ok(rows)
+}
+
+/// The rows `exclude` leaves out: each entry as (axis, the values it names), a row being left out
+/// when its value of every named axis is one of them. Errors are (`[i].axis`, message).
+#[allow(clippy::type_complexity)]
+fn excluded(
+    exclude: &[Value],
+    axes: &[(String, Vec<(String, Table)>)],
+) -> Result<Vec<Vec<(String, Vec<String>)>>, (String, String)> {
+    let mut out = Vec::new();
+    for (i, entry) in exclude.iter().enumerate() {
+        let Value::Table(entry) = entry else {
+            return Err((format!("[{i}]"), "must be a table of axis values, like { transport = \"h2c\" }".into()));
+        };
+        let mut conditions = Vec::new();
+        for (axis, values) in entry {
+            let k = format!("[{i}].{axis}");
+            let Some((_, known)) = axes.iter().find(|(n, _)| n == axis) else {
+                return Err((k, format!("the matrix has no axis `{axis}`")));
+            };
+            let values: Vec<String> = match values {
+                Value::String(v) => vec![v.clone()],
+                Value::Array(vs) => vs.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+                _ => return Err((k, "must be a value of the axis or a list of them".into())),
+            };
+            if let Some(v) = values.iter().find(|v| !known.iter().any(|(name, _)| name == *v)) {
+                let names: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
+                return Err((k, format!("`{v}` is not a value of the axis; values: {}", names.join(", "))));
+            }
+            conditions.push((axis.clone(), values));
+        }
+        out.push(conditions);
+    }
+    Ok(out)
 }
 
 /// The `{name}` placeholders of an id template, each once.
@@ -247,6 +311,31 @@ mod tests {
         h2c = { driver = "http2", labels = { transport = "h2c" } }
         h2-tls = { driver = "http2", tls = true, labels = { transport = "h2+tls" } }
     "#;
+
+    #[test]
+    fn exclude_leaves_out_the_rows_whose_axes_all_match() {
+        let text = MATRIX.replace(
+            "labels = { api = \"rest\" }\n",
+            "labels = { api = \"rest\" }\nexclude = [{ payload = \"1mb\", transport = [\"h2c\", \"h2-tls\"] }, { transport = \"h1\", payload = \"1kb\" }]\n",
+        );
+        let (rows, _) = expanded(&text).unwrap();
+        let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["rest-h2c-1kb", "rest-h2-tls-1kb", "rest-h1-1mb", "by-hand"]);
+        let mistakes = [
+            ("{ transport = \"h3\" }", "matrix[0].exclude[0].transport", "`h3` is not a value of the axis; values: h1, h2c, h2-tls"),
+            ("{ colour = \"red\" }", "matrix[0].exclude[0].colour", "the matrix has no axis `colour`"),
+            ("{ transport = \"h1\" }, { transport = \"h1\", payload = \"1kb\" }", "matrix[0].exclude[1]", "leaves out no row"),
+        ];
+        for (entry, key, want) in mistakes {
+            let text = MATRIX.replace(
+                "labels = { api = \"rest\" }\n",
+                &format!("labels = {{ api = \"rest\" }}\nexclude = [{entry}]\n"),
+            );
+            let (k, message) = expanded(&text).unwrap_err();
+            assert_eq!(k, key);
+            assert!(message.starts_with(want), "{message}");
+        }
+    }
 
     #[test]
     fn axes_expand_outermost_first_before_hand_written_rows() {

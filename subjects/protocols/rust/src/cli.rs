@@ -24,12 +24,24 @@ pub struct Cli {
     /// Worker threads [default: CPUs available to this process].
     #[arg(long)]
     pub workers: Option<NonZeroUsize>,
+
+    /// Where answers' messages come from: built once per size (`cached`) or on every call, as the
+    /// study's REST built its JSON (`per-call`).
+    #[arg(long, value_enum, default_value_t = crate::routes::Bodies::Cached)]
+    pub bodies: crate::routes::Bodies,
 }
 
 impl Cli {
-    /// Parses the process arguments (`parse_or_exit`).
+    /// Parses the process arguments (`parse_or_exit`) and applies `--bodies`.
     pub fn parse_or_exit(name: &'static str, about: &'static str) -> Self {
-        parse_or_exit(name, about)
+        let cli: Cli = parse_or_exit(name, about);
+        cli.apply();
+        cli
+    }
+
+    /// Makes the process-wide settings the flags choose (`--bodies`).
+    pub fn apply(&self) {
+        crate::routes::set_bodies(self.bodies);
     }
 
     /// A multi-threaded tokio runtime of `workers()` threads (the gRPC and WebSocket servers).
@@ -96,6 +108,9 @@ mod tests {
 
     #[test]
     fn rejects_bad_flags() {
+        let cli = Cli::try_parse_from(["protocols-rust", "--port", "1", "--bodies", "per-call"]).unwrap();
+        assert_eq!(cli.bodies, crate::routes::Bodies::PerCall);
+        assert!(Cli::try_parse_from(["protocols-rust", "--port", "1", "--bodies", "fresh"]).is_err());
         assert!(Cli::try_parse_from(["protocols-rust", "--port", "x"]).is_err());
         assert!(Cli::try_parse_from(["protocols-rust", "--port", "1", "--workers", "0"]).is_err());
         assert!(Cli::try_parse_from(["protocols-rust", "--port", "1", "--bogus"]).is_err());

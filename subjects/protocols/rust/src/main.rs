@@ -24,6 +24,7 @@ fn main() -> ExitCode {
         "protocols-rust",
         "REST, GraphQL and SOAP subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another, the REST API over HTTP/3 on a UDP port.",
     );
+    cli.common.apply();
     protocols_rust::exit_with("protocols-rust", run(&cli))
 }
 

@@ -29,6 +29,30 @@ pub const STREAM_MAX_SIZE: usize = 1 << 20;
 const PAYLOAD_HEAD: &[u8] = br#"{"message":""#;
 const PAYLOAD_TAIL: &[u8] = br#""}"#;
 
+/// Where every API's message comes from (`--bodies`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Bodies {
+    /// Built once per size and shared by every answer, so the rows measure the transport and the
+    /// API's own work (GraphQL's resolver, SOAP's envelope), not string building.
+    #[default]
+    Cached,
+    /// Built on every call, as the study's REST built its answer (Listing 5.1:
+    /// `HttpResponse::Ok().json(json!({"message": "x".repeat(n)}))`): the REST body through
+    /// serde_json, every other API's message as a fresh `"x".repeat(n)`.
+    PerCall,
+}
+
+static BODIES: std::sync::OnceLock<Bodies> = std::sync::OnceLock::new();
+
+/// Sets the process's `Bodies` once, at start; later calls keep the first.
+pub fn set_bodies(bodies: Bodies) {
+    let _ = BODIES.set(bodies);
+}
+
+fn per_call() -> bool {
+    BODIES.get() == Some(&Bodies::PerCall)
+}
+
 /// Mounts every endpoint. Each path is a resource whose only route carries the method guard, so a
 /// known path with the wrong method gets 405 rather than falling through to the 404 default.
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -132,19 +156,34 @@ fn cached(cache: &SizeCache, size: usize, build: fn(usize) -> Bytes) -> Bytes {
 /// The REST payload of `size` bytes.
 fn payload_body(size: usize) -> Bytes {
     static CACHE: SizeCache = LazyLock::new(Default::default);
+    if per_call() {
+        return serialize_payload(size);
+    }
     cached(&CACHE, size, build_payload)
+}
+
+/// The REST payload as the study's handler made it: a JSON value around a fresh message,
+/// serialized by serde_json. The bytes are `build_payload`'s.
+fn serialize_payload(size: usize) -> Bytes {
+    let message = "x".repeat(size - PAYLOAD_HEAD.len() - PAYLOAD_TAIL.len());
+    let body = serde_json::to_vec(&serde_json::json!({ "message": message })).expect("a string serializes");
+    Bytes::from(body)
 }
 
 /// One Server-Sent Event whose data is the message of `size` bytes: `data: xxx…\n\n`.
 fn sse_event(size: usize) -> Bytes {
     static CACHE: SizeCache = LazyLock::new(Default::default);
-    cached(&CACHE, size, |size| {
+    let build = |size: usize| {
         let mut event = Vec::with_capacity(size + 8);
         event.extend_from_slice(b"data: ");
         event.extend_from_slice(message(size).as_bytes());
         event.extend_from_slice(b"\n\n");
         Bytes::from(event)
-    })
+    };
+    if per_call() {
+        return build(size);
+    }
+    cached(&CACHE, size, build)
 }
 
 /// The message of `size` bytes of `x` that GraphQL and SOAP answer with, built once per size
@@ -152,6 +191,9 @@ fn sse_event(size: usize) -> Bytes {
 /// its response value and SOAP escapes and copies it into the envelope on every call: that is
 /// their work.
 pub fn message(size: usize) -> std::sync::Arc<str> {
+    if per_call() {
+        return "x".repeat(size).into();
+    }
     static CACHE: LazyLock<RwLock<HashMap<usize, std::sync::Arc<str>>>> = LazyLock::new(Default::default);
     if let Some(m) = CACHE.read().unwrap_or_else(PoisonError::into_inner).get(&size) {
         return m.clone();
@@ -302,6 +344,13 @@ mod tests {
         let status = resp.status();
         let content_type = resp.headers().get(header::CONTENT_TYPE).map(|v| v.to_str().unwrap().to_owned());
         (status, content_type, test::read_body(resp).await)
+    }
+
+    #[test]
+    fn the_studys_per_call_body_is_the_cached_body_byte_for_byte() {
+        for size in [PAYLOAD_MIN, 1024, 1 << 20] {
+            assert_eq!(serialize_payload(size), build_payload(size), "size {size}");
+        }
     }
 
     fn expected_payload(size: usize) -> Vec<u8> {
