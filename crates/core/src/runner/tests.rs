@@ -499,7 +499,7 @@ command = ["b"]
     assert_eq!(repeats("round-b"), [0, 1, 2, 3, 0, 4, 5]);
 }
 
-/// A suite of three rows on one subject whose req/s follow `RPS`, and two claims: `a / b > 1`,
+/// A suite of three rows on one subject whose req/s the executor dictates, and two claims: `a / b > 1`,
 /// which three repeats cannot decide at a sequential run's corrected level, and `c / b > 10`,
 /// which they refute at once.
 const SEQUENTIAL: &str = r#"
