@@ -84,20 +84,33 @@ pub struct Outcome {
 pub enum Reason {
     /// One repeat: no interval.
     OneRepeat,
-    NotMeasured { metric: String, scenario: String },
+    NotMeasured {
+        metric: String,
+        scenario: String,
+    },
     /// A divisor is zero.
-    Zero { metric: String, scenario: String },
+    Zero {
+        metric: String,
+        scenario: String,
+    },
     /// A quantified claim's globs match no measured scenario.
-    NoCase { globs: Vec<String> },
+    NoCase {
+        globs: Vec<String>,
+    },
     /// The interval straddles the threshold.
     Straddles,
     /// The whole interval contradicts the claim.
     Contradicts,
     /// The direction holds, but the whole interval lies outside the study's size band: ours is
     /// `over` times the study's number.
-    SizeOutside { over: f64, tolerance: f64 },
+    SizeOutside {
+        over: f64,
+        tolerance: f64,
+    },
     /// The direction holds; the interval crosses an edge of the study's size band.
-    SizeCrosses { tolerance: f64 },
+    SizeCrosses {
+        tolerance: f64,
+    },
 }
 
 /// One case of a quantified claim, judged.
@@ -163,13 +176,16 @@ pub fn judge_at(claim: &Claim, summaries: &[ScenarioSummary], alpha: f64) -> Jud
             Op::Greater | Op::About => lo,
         }
     };
-    let deciding = cases.iter().min_by(|a, b| {
-        a.outcome.verdict.cmp(&b.outcome.verdict).then(margin(a).total_cmp(&margin(b)))
-    });
+    let deciding =
+        cases.iter().min_by(|a, b| a.outcome.verdict.cmp(&b.outcome.verdict).then(margin(a).total_cmp(&margin(b))));
     let Some(d) = deciding else {
         let globs = claim.factors().into_iter().map(|(id, _)| id.to_string()).filter(|id| id.contains('*')).collect();
-        let outcome =
-            Outcome { value: None, interval: None, verdict: Verdict::Inconclusive, reason: Some(Reason::NoCase { globs }) };
+        let outcome = Outcome {
+            value: None,
+            interval: None,
+            verdict: Verdict::Inconclusive,
+            reason: Some(Reason::NoCase { globs }),
+        };
         return Judged { claim: claim.clone(), outcome, cases, deciding: None };
     };
     let (outcome, deciding) = (d.outcome.clone(), Some(d.label.clone()));
@@ -389,7 +405,10 @@ mod tests {
         let (lo, hi) = j.outcome.interval.unwrap();
         assert!(lo < 1.0 / 7.0 && hi > 1.0 / 7.0, "{lo} {hi}");
         let missing = judge(&versus, &rows(paired)[..3]);
-        assert_eq!(missing.outcome.reason, Some(Reason::NotMeasured { metric: "rps".into(), scenario: "rest-1mb".into() }));
+        assert_eq!(
+            missing.outcome.reason,
+            Some(Reason::NotMeasured { metric: "rps".into(), scenario: "rest-1mb".into() })
+        );
     }
 
     #[test]
@@ -437,7 +456,10 @@ mod tests {
         assert_eq!(sized(2.0, None, &[3.01, 3.01, 3.01]).outcome.verdict, Verdict::DiffersInSize);
         // An interval reaching over the upper edge: neither the study's size nor another.
         let j = sized(2.0, None, &[2.5, 3.5, 3.0]);
-        assert_eq!((j.outcome.verdict, j.outcome.reason), (Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance: 1.5 })));
+        assert_eq!(
+            (j.outcome.verdict, j.outcome.reason),
+            (Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance: 1.5 }))
+        );
         // A claim's own tolerance ("slightly": x/÷ 1.1) narrows the band.
         assert_eq!(sized(1.05, Some(1.1), &[1.2, 1.2, 1.2]).outcome.verdict, Verdict::DiffersInSize);
         assert_eq!(sized(1.05, None, &[1.2, 1.2, 1.2]).outcome.verdict, Verdict::Confirmed);

@@ -4,9 +4,9 @@
 //! a failed row and the run goes on.
 
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
 use crate::claims::{judge_at, Outcome, Reason, Verdict};
@@ -340,13 +340,13 @@ impl Ctx<'_> {
             }
             repeat += 1;
             let wanted: Vec<&str> = undecided.iter().flat_map(|(_, ids)| ids.iter().map(String::as_str)).collect();
-            let rows: Vec<&Scenario> =
-                scenarios.iter().copied().filter(|s| wanted.contains(&s.id.as_str())).collect();
+            let rows: Vec<&Scenario> = scenarios.iter().copied().filter(|s| wanted.contains(&s.id.as_str())).collect();
             let drivers: Vec<&HarnessSpec> = harnesses
                 .iter()
                 .copied()
                 .filter(|h| {
-                    let globs: Vec<glob::Pattern> = h.scenarios.iter().filter_map(|g| glob::Pattern::new(g).ok()).collect();
+                    let globs: Vec<glob::Pattern> =
+                        h.scenarios.iter().filter_map(|g| glob::Pattern::new(g).ok()).collect();
                     wanted.iter().any(|id| globs.iter().any(|g| g.matches(id)))
                 })
                 .collect();

@@ -192,7 +192,9 @@ impl UntilDecided {
     /// Why these limits cannot work after `repeats` repeats, if they cannot.
     pub fn check(&self, repeats: u32) -> Result<(), String> {
         if repeats < 2 {
-            return Err(format!("needs at least 2 repeats before it (the profile has {repeats}): one gives no interval"));
+            return Err(format!(
+                "needs at least 2 repeats before it (the profile has {repeats}): one gives no interval"
+            ));
         }
         if self.max_repeats <= repeats {
             return Err(format!("max_repeats {} must exceed the profile's {repeats} repeats", self.max_repeats));
@@ -922,7 +924,10 @@ impl Suite {
                     )
                 }
                 (Op::Greater | Op::Less, None) => {
-                    return bad(format!("claims[{i}].threshold"), format!("a `{}` claim needs a threshold", c.op.symbol()))
+                    return bad(
+                        format!("claims[{i}].threshold"),
+                        format!("a `{}` claim needs a threshold", c.op.symbol()),
+                    )
                 }
                 _ => {}
             }
@@ -987,7 +992,11 @@ impl Suite {
     /// True when `id` is a scenario of the suite or matches a harness's row globs.
     fn names_scenario(&self, id: &str) -> bool {
         self.scenarios.iter().any(|s| s.id == id)
-            || self.harnesses.iter().flat_map(|h| &h.scenarios).any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)))
+            || self
+                .harnesses
+                .iter()
+                .flat_map(|h| &h.scenarios)
+                .any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)))
     }
 
     /// The profile by name, or the built-in one (`smoke` 1 repeat at 5 %, `quick` 3, `full` 10).

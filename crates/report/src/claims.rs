@@ -146,8 +146,14 @@ fn row(j: &Judged) -> Row {
     let mut ours = value_cell(c, j.outcome.value, j.outcome.interval);
     for case in &j.cases {
         let value = case.outcome.value.map_or(NONE.to_string(), |v| claim_value(c, v));
-        let interval = case.outcome.interval.map(|(lo, hi)| format!(" [{}]", numbers::interval(lo, hi, |v| claim_value(c, v))));
-        ours = ours.sub(format!("{}: {value}{} {}", case.label, interval.unwrap_or_default(), case.outcome.verdict.label()));
+        let interval =
+            case.outcome.interval.map(|(lo, hi)| format!(" [{}]", numbers::interval(lo, hi, |v| claim_value(c, v))));
+        ours = ours.sub(format!(
+            "{}: {value}{} {}",
+            case.label,
+            interval.unwrap_or_default(),
+            case.outcome.verdict.label()
+        ));
     }
     let over = match j.over_published() {
         Some((v, interval)) => {

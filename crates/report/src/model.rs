@@ -5,9 +5,9 @@
 use std::path::Path;
 
 use wirebench_core::claims::{judge_at, Judged};
-use wirebench_core::stats::ALPHA;
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
 use wirebench_core::schema::RunInfo;
+use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
 
 use crate::labs::LABS;
@@ -93,7 +93,10 @@ impl Report {
         let load = self.rows.iter().any(|r| r.transport.is_some());
         let more = match &self.run.sequential {
             Some(q) if !q.rounds.is_empty() => {
-                format!(", the rows of undecided claims up to {} times", q.rounds.last().map_or(q.min_repeats, |r| r.repeat))
+                format!(
+                    ", the rows of undecided claims up to {} times",
+                    q.rounds.last().map_or(q.min_repeats, |r| r.repeat)
+                )
             }
             _ => String::new(),
         };

@@ -111,5 +111,5 @@ fn table(t: &PublishedTable, lines: &[Line]) -> Table {
     if let Some(n) = &t.note {
         title = title.and_muted(n.as_str());
     }
-    Table { title: Some(title), ..Table::new(&format!("published-{}", t.id), columns, rows) }
+    Table { title: Some(title), ..Table::new(format!("published-{}", t.id), columns, rows) }
 }

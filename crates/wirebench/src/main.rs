@@ -65,7 +65,9 @@ fn main() {
             run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
         }
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
-        cli::Command::Report { dir, markdown, section, claims, suites_dir } => report(&dir, markdown, &section, claims.as_deref(), &suites_dir),
+        cli::Command::Report { dir, markdown, section, claims, suites_dir } => {
+            report(&dir, markdown, &section, claims.as_deref(), &suites_dir)
+        }
         cli::Command::Compare { a, b } => {
             wirebench_report::compare(&a, &b).map(|t| print!("{t}")).map_err(anyhow::Error::from).map(|()| EXIT_OK)
         }

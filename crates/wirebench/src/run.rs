@@ -23,7 +23,11 @@ pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_repo
     }
     let root = suite::project_root(suites_dir)?;
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
-    Ok(wirebench_report::ClaimsFrom { file: path.display().to_string(), claims: suite.claims, published: suite.published })
+    Ok(wirebench_report::ClaimsFrom {
+        file: path.display().to_string(),
+        claims: suite.claims,
+        published: suite.published,
+    })
 }
 
 /// Runs the suite; returns how many scenarios failed.
@@ -42,7 +46,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     })?;
     if let Some(max_repeats) = args.until_decided {
         let limits = UntilDecided { max_repeats, budget_s: args.budget_s };
-        limits.check(profile.repeats).map_err(|e| anyhow::anyhow!("--until-decided with profile `{profile_name}`: {e}"))?;
+        limits
+            .check(profile.repeats)
+            .map_err(|e| anyhow::anyhow!("--until-decided with profile `{profile_name}`: {e}"))?;
         profile.until_decided = Some(limits);
     }
     let only = crate::build::only_glob(args.only.as_deref())?;

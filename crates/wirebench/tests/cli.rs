@@ -406,13 +406,22 @@ fn report_judges_an_old_run_by_todays_claims() {
     let path = dir.path().join("today.toml");
     std::fs::write(&path, format!("{protocols}{added}")).unwrap();
     let report = |claims: &str| {
-        wirebench(&["report", "docs/labs/results/protocols", "--markdown", "--section", "claims-section", "--claims", claims])
+        wirebench(&[
+            "report",
+            "docs/labs/results/protocols",
+            "--markdown",
+            "--section",
+            "claims-section",
+            "--claims",
+            claims,
+        ])
     };
     let out = report(path.to_str().unwrap());
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(md.contains("states them now, judged on this run's measurements"), "{md}");
-    let row = md.lines().find(|l| l.contains("REST over h1 at 1 KB beats REST over h1 at 1 MB")).expect("the added claim");
+    let row =
+        md.lines().find(|l| l.contains("REST over h1 at 1 KB beats REST over h1 at 1 MB")).expect("the added claim");
     assert!(row.contains("**confirmed**"), "judged on the committed numbers: {row}");
     assert_one_line_error(&report("nosuch"), "no suite `nosuch`");
 }

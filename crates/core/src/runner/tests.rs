@@ -499,9 +499,9 @@ command = ["b"]
     assert_eq!(repeats("round-b"), [0, 1, 2, 3, 0, 4, 5]);
 }
 
-/// A suite of three rows on one subject whose req/s the executor dictates, and two claims: `a / b > 1`,
-/// which three repeats cannot decide at a sequential run's corrected level, and `c / b > 10`,
-/// which they refute at once.
+/// A suite of three rows on one subject whose req/s the executor dictates, and two claims:
+/// `a / b > 1`, which three repeats cannot decide at a sequential run's corrected level, and
+/// `c / b > 10`, which they refute at once.
 const SEQUENTIAL: &str = r#"
 [subjects.good]
 lang = "rust"
@@ -579,10 +579,8 @@ impl Executor for SequenceExecutor {
 fn sequential_run(a: Vec<f64>, limits: UntilDecided, dir: &Path) -> (Results, Vec<String>) {
     let (suite, mut opts) = quick_run(SEQUENTIAL, "mock", dir);
     opts.profile.until_decided = Some(limits);
-    let exec = SequenceExecutor {
-        rps: [("a", a), ("b", vec![100.0]), ("c", vec![200.0])].into(),
-        calls: RefCell::default(),
-    };
+    let exec =
+        SequenceExecutor { rps: [("a", a), ("b", vec![100.0]), ("c", vec![200.0])].into(), calls: RefCell::default() };
     let launcher = MockLauncher::default();
     let out = run(&suite, &opts, &launcher, &exec, &NoProgress::default()).unwrap();
     let log = launcher.log.borrow().clone();

@@ -102,7 +102,9 @@ fn expand_one(mut matrix: Table, shared: &Table, key: &str) -> Result<Vec<(Strin
     let exclude = match matrix.remove("exclude") {
         None => Vec::new(),
         Some(Value::Array(e)) => e,
-        Some(_) => return bad("exclude", "must be a list of tables of axis values, like [{ transport = \"h2c\" }]".into()),
+        Some(_) => {
+            return bad("exclude", "must be a list of tables of axis values, like [{ transport = \"h2c\" }]".into())
+        }
     };
     let uses = match matrix.remove("shared_axes") {
         None => Vec::new(),
@@ -322,9 +324,17 @@ mod tests {
         let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
         assert_eq!(ids, ["rest-h2c-1kb", "rest-h2-tls-1kb", "rest-h1-1mb", "by-hand"]);
         let mistakes = [
-            ("{ transport = \"h3\" }", "matrix[0].exclude[0].transport", "`h3` is not a value of the axis; values: h1, h2c, h2-tls"),
+            (
+                "{ transport = \"h3\" }",
+                "matrix[0].exclude[0].transport",
+                "`h3` is not a value of the axis; values: h1, h2c, h2-tls",
+            ),
             ("{ colour = \"red\" }", "matrix[0].exclude[0].colour", "the matrix has no axis `colour`"),
-            ("{ transport = \"h1\" }, { transport = \"h1\", payload = \"1kb\" }", "matrix[0].exclude[1]", "leaves out no row"),
+            (
+                "{ transport = \"h1\" }, { transport = \"h1\", payload = \"1kb\" }",
+                "matrix[0].exclude[1]",
+                "leaves out no row",
+            ),
         ];
         for (entry, key, want) in mistakes {
             let text = MATRIX.replace(
