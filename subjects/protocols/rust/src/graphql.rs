@@ -2,14 +2,17 @@
 //! a `message` of exactly `size` bytes. POST (`application/json` or `application/graphql`) and GET
 //! (`?query=…&operationName=…&variables=…`), answered as the GraphQL-over-HTTP specification says:
 //!
-//! - the response media type is `application/graphql-response+json` when the client accepts it,
-//!   else `application/json`;
+//! - the response media type is the one of `application/graphql-response+json` and
+//!   `application/json` the client's `Accept` prefers (q-values as RFC 9110 §12.5.1 reads them;
+//!   the former on a tie), `application/json` without an `Accept` header, and 406 when it accepts
+//!   neither (the specification's RECOMMENDED answer);
 //! - a request that is not well-formed (malformed JSON, no `query`, a wrong content type) gets 400
 //!   (415 for the content type) with an `errors` array;
 //! - a well-formed request whose document does not parse or validate gets 200 under
 //!   `application/json` (the spec's SHOULD for legacy clients) and 400 under
 //!   `application/graphql-response+json`, always with an `errors` array and no `data`;
-//! - field errors (a size out of range) are 200 with `data` and `errors`.
+//! - field errors (a size out of range) are 200 with `data` and `errors`;
+//! - a body over `BODY_LIMIT` is 413, with an `errors` array like every other error.
 //!
 //! Introspection is on, as clients and IDEs expect. Juniper's own actix integration is not used:
 //! it answers a malformed body with actix's plain-text 400 and a validation error with 400 under
@@ -73,8 +76,23 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     );
 }
 
-async fn post(req: HttpRequest, body: web::Bytes, schema: web::Data<Schema>) -> HttpResponse {
-    let media = media_type(&req);
+async fn post(
+    req: HttpRequest,
+    body: Result<web::Bytes, actix_web::Error>,
+    schema: web::Data<Schema>,
+) -> HttpResponse {
+    let media = match media_type(&req) {
+        Ok(media) => media,
+        Err(response) => return response,
+    };
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.as_response_error().status_code() == StatusCode::PAYLOAD_TOO_LARGE => {
+            let message = format!("the request body is over {BODY_LIMIT} bytes");
+            return request_error(media, StatusCode::PAYLOAD_TOO_LARGE, &message);
+        }
+        Err(e) => return request_error(media, StatusCode::BAD_REQUEST, &format!("cannot read the body: {e}")),
+    };
     let content_type = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let request = match essence.as_str() {
@@ -101,7 +119,10 @@ async fn post(req: HttpRequest, body: web::Bytes, schema: web::Data<Schema>) -> 
 }
 
 async fn get(req: HttpRequest, schema: web::Data<Schema>) -> HttpResponse {
-    let media = media_type(&req);
+    let media = match media_type(&req) {
+        Ok(media) => media,
+        Err(response) => return response,
+    };
     let params = match web::Query::<HashMap<String, String>>::from_query(req.query_string()) {
         Ok(p) => p.into_inner(),
         Err(e) => return request_error(media, StatusCode::BAD_REQUEST, &format!("bad query string: {e}")),
@@ -129,16 +150,55 @@ async fn execute(media: &'static str, request: &GraphQLRequest, schema: &Schema)
     }
 }
 
-/// `application/graphql-response+json` when the client accepts it, else `application/json`.
-fn media_type(req: &HttpRequest) -> &'static str {
-    let accept = req.headers().get_all(header::ACCEPT).filter_map(|v| v.to_str().ok());
-    let accepts_new = accept
-        .flat_map(|v| v.split(','))
-        .any(|m| m.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case(GRAPHQL_RESPONSE)));
-    if accepts_new {
-        GRAPHQL_RESPONSE
-    } else {
-        JSON
+/// The response's media type by the request's `Accept`, or the 406 answer when it accepts none
+/// of ours.
+fn media_type(req: &HttpRequest) -> Result<&'static str, HttpResponse> {
+    let accept: Vec<&str> = req.headers().get_all(header::ACCEPT).filter_map(|v| v.to_str().ok()).collect();
+    if accept.is_empty() {
+        // GraphQL over HTTP: without an Accept header, treat the request as `Accept: application/json`.
+        return Ok(JSON);
+    }
+    negotiate(&accept.join(",")).ok_or_else(|| {
+        let message = format!("Accept `{}` allows neither {GRAPHQL_RESPONSE} nor {JSON}", accept.join(", "));
+        request_error(JSON, StatusCode::NOT_ACCEPTABLE, &message)
+    })
+}
+
+/// The supported media type `accept` prefers: each type's weight is the q of the most specific
+/// range that matches it (`type/subtype` over `type/*` over `*/*`, RFC 9110 §12.5.1), q = 0 is
+/// "not acceptable", and a tie goes to `application/graphql-response+json`.
+fn negotiate(accept: &str) -> Option<&'static str> {
+    let ranges: Vec<(String, f64)> = accept
+        .split(',')
+        .filter_map(|range| {
+            let mut parts = range.split(';');
+            let media = parts.next()?.trim().to_ascii_lowercase();
+            let q = parts
+                .filter_map(|p| p.split_once('='))
+                .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+                .map_or(Some(1.0), |(_, v)| v.trim().parse::<f64>().ok().filter(|q| (0.0..=1.0).contains(q)))?;
+            (!media.is_empty()).then_some((media, q))
+        })
+        .collect();
+    let weight = |media: &str| {
+        let (kind, _) = media.split_once('/').expect("a type/subtype");
+        let specific = |range: &str| match range {
+            r if r == media => Some(3),
+            r if r.strip_suffix("/*") == Some(kind) => Some(2),
+            "*/*" => Some(1),
+            _ => None,
+        };
+        ranges
+            .iter()
+            .filter_map(|(range, q)| Some((specific(range)?, *q)))
+            .max_by_key(|(rank, _)| *rank)
+            .map_or(0.0, |(_, q)| q)
+    };
+    let (new, json) = (weight(GRAPHQL_RESPONSE), weight(JSON));
+    match (new > 0.0, json > 0.0) {
+        (false, false) => None,
+        _ if new >= json => Some(GRAPHQL_RESPONSE),
+        _ => Some(JSON),
     }
 }
 
@@ -250,12 +310,51 @@ mod tests {
     }
 
     #[actix_web::test]
-    async fn other_methods_are_405_and_large_bodies_413() {
+    async fn other_methods_are_405_and_large_bodies_413_as_graphql_errors() {
         let app = test::init_service(App::new().configure(configure)).await;
         let resp = test::call_service(&app, TestRequest::put().uri("/graphql").to_request()).await;
         assert_eq!(resp.status(), StatusCode::METHOD_NOT_ALLOWED);
         let big = post_json(&format!(r#"{{"query":"{}"}}"#, " ".repeat(BODY_LIMIT)));
-        let resp = test::call_service(&app, big.to_request()).await;
-        assert_eq!(resp.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        let (status, ct, v) = call(big).await;
+        assert_eq!((status, ct.as_str()), (StatusCode::PAYLOAD_TOO_LARGE, JSON));
+        assert!(v["errors"][0]["message"].as_str().unwrap().contains("over 65536 bytes"), "{v}");
+    }
+
+    /// RFC 9110 §12.5.1 and GraphQL over HTTP ("Accept"): the client's preference by q-value, the
+    /// most specific range deciding a type's q, q = 0 refusing it, and 406 when nothing of ours is
+    /// acceptable.
+    #[test]
+    fn accept_is_negotiated_by_q_value() {
+        let cases = [
+            ("application/graphql-response+json", Some(GRAPHQL_RESPONSE)),
+            ("application/json", Some(JSON)),
+            ("application/json, application/graphql-response+json;q=0.5", Some(JSON)),
+            ("application/json, application/graphql-response+json;q=0", Some(JSON)),
+            ("application/graphql-response+json;q=0.9, application/json;q=0.8", Some(GRAPHQL_RESPONSE)),
+            ("application/json;q=0.5, application/graphql-response+json;q=0.5", Some(GRAPHQL_RESPONSE)),
+            ("*/*", Some(GRAPHQL_RESPONSE)),
+            ("application/*;q=0.3, application/json;q=0.2", Some(GRAPHQL_RESPONSE)),
+            ("*/*, application/graphql-response+json;q=0", Some(JSON)),
+            ("text/html", None),
+            ("application/json;q=0, application/graphql-response+json;q=0", None),
+            ("application/json;q=nope", None),
+        ];
+        for (accept, want) in cases {
+            assert_eq!(negotiate(accept), want, "{accept}");
+        }
+    }
+
+    #[actix_web::test]
+    async fn an_unacceptable_accept_is_406_and_none_is_json() {
+        let query = r#"{"query":"{ payload(size: 1) { message } }"}"#;
+        let (status, ct, v) = call(post_json(query).insert_header((header::ACCEPT, "text/html"))).await;
+        assert_eq!((status, ct.as_str()), (StatusCode::NOT_ACCEPTABLE, JSON));
+        assert!(v["errors"][0]["message"].as_str().unwrap().contains("allows neither"), "{v}");
+        let (status, ct, _) = call(post_json(query)).await;
+        assert_eq!((status, ct.as_str()), (StatusCode::OK, JSON));
+        let invalid = post_json(r#"{"query":"{ nosuchfield }"}"#)
+            .insert_header((header::ACCEPT, "application/json, application/graphql-response+json;q=0.5"));
+        let (status, ct, _) = call(invalid).await;
+        assert_eq!((status, ct.as_str()), (StatusCode::OK, JSON), "the preferred legacy type keeps its 200");
     }
 }

@@ -11,7 +11,7 @@
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::StatusCode;
 use actix_web::{web, HttpRequest, HttpResponse};
-use quick_xml::escape::escape;
+use quick_xml::escape::{escape, resolve_predefined_entity};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::name::{Namespace, ResolveResult};
 use quick_xml::NsReader;
@@ -111,8 +111,25 @@ pub fn get_payload_size(body: &[u8]) -> Result<usize, Fault> {
                 in_size = false;
             }
             Event::Text(t) if in_size => {
-                // Entity references arrive as events of their own, so a size using one is refused.
                 size_text.get_or_insert_with(String::new).push_str(&t);
+            }
+            // An element's text is its character data, references and CDATA sections together
+            // (XML 1.0 §2.4, §2.7, §4.1): `1&#48;24` and `<![CDATA[1024]]>` are both "1024".
+            // quick-xml reports references and CDATA as events of their own.
+            Event::GeneralRef(r) if in_size => {
+                let text = match r.resolve_char_ref() {
+                    Ok(Some(c)) => c.to_string(),
+                    Ok(None) => match resolve_predefined_entity(&r) {
+                        Some(s) => s.to_string(),
+                        // Without a DTD (refused below) no other entity can be declared: XML 1.0 §4.1, WFC: Entity Declared.
+                        None => return Err(Fault::client(format!("undeclared entity `&{};` in size", &*r))),
+                    },
+                    Err(e) => return Err(malformed(&e)),
+                };
+                size_text.get_or_insert_with(String::new).push_str(&text);
+            }
+            Event::CData(c) if in_size => {
+                size_text.get_or_insert_with(String::new).push_str(&c.xml10_content());
             }
             Event::Text(t) if path.is_empty() && !t.trim().is_empty() => {
                 return Err(Fault::client("the root element must be soap:Envelope, not text"));
@@ -294,6 +311,23 @@ mod tests {
         assert_eq!(resp.headers().get(header::CONTENT_TYPE).unwrap(), XML);
         let status = resp.status();
         (status, String::from_utf8(test::read_body(resp).await.to_vec()).unwrap())
+    }
+
+    /// A size spelt with references or CDATA is the same text, hence the same size; text that is
+    /// not a number once read is a Client fault, never another size.
+    #[test]
+    fn a_size_is_its_text_however_it_is_spelt() {
+        for spelling in ["1024", "1&#48;24", "1&#x30;24", "<![CDATA[1024]]>", "10<![CDATA[2]]>4", " 1024 "] {
+            let body = get_payload(spelling);
+            assert_eq!(get_payload_size(body.as_bytes()), Ok(1024), "{spelling}");
+        }
+        for refused in ["1&amp;2", "1&lt;2", "&#x31;&#x32;a", "<![CDATA[12x]]>"] {
+            let fault = get_payload_size(get_payload(refused).as_bytes()).unwrap_err();
+            assert_eq!(fault.code, "Client", "{refused}");
+            assert!(fault.message.starts_with("size must be an integer"), "{refused}: {}", fault.message);
+        }
+        let fault = get_payload_size(get_payload("1&nbsp;2").as_bytes()).unwrap_err();
+        assert_eq!((fault.code, fault.message.as_str()), ("Client", "undeclared entity `&nbsp;` in size"));
     }
 
     /// Bytes of a `GetPayload` answer around a message of `size` bytes.
