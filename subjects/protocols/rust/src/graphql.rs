@@ -66,21 +66,18 @@ pub fn schema() -> Schema {
     Schema::new(Query, EmptyMutation::new(), EmptySubscription::new())
 }
 
-/// Mounts `/graphql` (GET and POST; other methods get 405).
+/// Mounts `/graphql` (GET, HEAD and POST; other methods get 405).
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::Data::new(schema())).service(
         web::resource("/graphql")
             .app_data(web::PayloadConfig::new(BODY_LIMIT))
             .route(web::post().to(post))
-            .route(web::get().to(get)),
+            .route(web::get().to(get))
+            .route(web::head().to(get)),
     );
 }
 
-async fn post(
-    req: HttpRequest,
-    body: Result<web::Bytes, actix_web::Error>,
-    schema: web::Data<Schema>,
-) -> HttpResponse {
+async fn post(req: HttpRequest, body: Result<web::Bytes, actix_web::Error>, schema: web::Data<Schema>) -> HttpResponse {
     let media = match media_type(&req) {
         Ok(media) => media,
         Err(response) => return response,

@@ -91,6 +91,8 @@ struct Answer {
     status: StatusCode,
     content_type: Option<http::HeaderValue>,
     cache_control: Option<&'static str>,
+    /// The methods a 405 names (RFC 9110 §15.5.6: the `Allow` header is required).
+    allow: Option<&'static str>,
     body: Box<dyn Iterator<Item = Bytes> + Send>,
 }
 
@@ -100,6 +102,7 @@ impl Answer {
             status,
             content_type: Some(http::HeaderValue::from_static(content_type)),
             cache_control: None,
+            allow: None,
             body: Box::new(body),
         }
     }
@@ -113,7 +116,7 @@ impl Answer {
     }
 
     fn empty(status: StatusCode) -> Self {
-        Answer { status, content_type: None, cache_control: None, body: Box::new(std::iter::empty()) }
+        Answer { status, content_type: None, cache_control: None, allow: None, body: Box::new(std::iter::empty()) }
     }
 }
 
@@ -126,27 +129,34 @@ async fn respond(request: Request<()>, mut stream: Stream) -> Result<(), h3::err
     if let Some(cache_control) = answer.cache_control {
         response = response.header(header::CACHE_CONTROL, cache_control);
     }
+    if let Some(allow) = answer.allow {
+        response = response.header(header::ALLOW, allow);
+    }
     let response = response.body(()).expect("status and headers are valid");
     stream.send_response(response).await?;
-    for chunk in answer.body {
-        stream.send_data(chunk).await?;
+    // HEAD: the headers GET would get, and no content (RFC 9110 §9.3.2).
+    if request.method() != Method::HEAD {
+        for chunk in answer.body {
+            stream.send_data(chunk).await?;
+        }
     }
     stream.finish().await
 }
 
-/// The endpoint for the request's path; a known path with another method gets 405, an unknown 404.
+/// The endpoint for the request's path; a known path with another method gets 405 with `Allow`,
+/// an unknown 404. What answers GET answers HEAD (RFC 9110 §9.1), as on the TCP port.
 async fn route(request: &Request<()>, stream: &mut Stream) -> Result<Answer, h3::error::StreamError> {
     let path = request.uri().path();
     let query = request.uri().query().unwrap_or("");
     let method = request.method();
-    let allowed = match path {
-        "/echo" => Method::POST,
-        "/health" | "/hol" | "/stream" | "/sse" => Method::GET,
-        p if p.starts_with("/payload/") => Method::GET,
+    let (allowed, allow): (&[Method], _) = match path {
+        "/echo" => (&[Method::POST], "POST"),
+        "/health" | "/hol" | "/stream" | "/sse" => (&[Method::GET, Method::HEAD], "GET, HEAD"),
+        p if p.starts_with("/payload/") => (&[Method::GET, Method::HEAD], "GET, HEAD"),
         _ => return Ok(Answer::empty(StatusCode::NOT_FOUND)),
     };
-    if method != allowed {
-        return Ok(Answer::empty(StatusCode::METHOD_NOT_ALLOWED));
+    if !allowed.contains(method) {
+        return Ok(Answer { allow: Some(allow), ..Answer::empty(StatusCode::METHOD_NOT_ALLOWED) });
     }
     Ok(match path {
         "/health" => Answer::text(StatusCode::OK, "ok"),
@@ -209,6 +219,7 @@ async fn echo(request: &Request<()>, stream: &mut Stream) -> Result<Answer, h3::
         status: StatusCode::OK,
         content_type: Some(content_type),
         cache_control: None,
+        allow: None,
         body: Box::new(std::iter::once(body.freeze())),
     })
 }

@@ -53,8 +53,10 @@ fn per_call() -> bool {
     BODIES.get() == Some(&Bodies::PerCall)
 }
 
-/// Mounts every endpoint. Each path is a resource whose only route carries the method guard, so a
-/// known path with the wrong method gets 405 rather than falling through to the 404 default.
+/// Mounts every endpoint. Each path is a resource whose routes carry the method guards, so a known
+/// path with the wrong method gets 405 with `Allow` rather than falling through to the 404
+/// default. What answers GET answers HEAD too (RFC 9110 §9.1: a general-purpose server MUST);
+/// actix-http sends HEAD's headers without the body.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(|err, _req| {
         InternalError::from_response(err, bad_request("size must be a decimal integer")).into()
@@ -62,12 +64,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .app_data(web::QueryConfig::default().error_handler(|err, _req| {
         InternalError::from_response(err, bad_request("query values must be decimal integers")).into()
     }))
-    .service(web::resource("/health").route(web::get().to(health)))
-    .service(web::resource("/payload/{bytes}").route(web::get().to(payload)))
+    .service(web::resource("/health").route(web::get().to(health)).route(web::head().to(health)))
+    .service(web::resource("/payload/{bytes}").route(web::get().to(payload)).route(web::head().to(payload)))
     .service(web::resource("/echo").route(web::post().to(echo)))
-    .service(web::resource("/hol").route(web::get().to(hol)))
-    .service(web::resource("/stream").route(web::get().to(stream_chunks)))
-    .service(web::resource("/sse").route(web::get().to(sse)));
+    .service(web::resource("/hol").route(web::get().to(hol)).route(web::head().to(hol)))
+    .service(web::resource("/stream").route(web::get().to(stream_chunks)).route(web::head().to(stream_chunks)))
+    .service(web::resource("/sse").route(web::get().to(sse)).route(web::head().to(sse)));
 }
 
 fn bad_request(msg: &'static str) -> HttpResponse {

@@ -31,7 +31,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
         web::resource("/soap")
             .app_data(web::PayloadConfig::new(BODY_LIMIT))
             .route(web::post().to(call))
-            .route(web::get().to(wsdl)),
+            .route(web::get().to(wsdl))
+            .route(web::head().to(wsdl)),
     );
 }
 

@@ -163,3 +163,38 @@ fn a_taken_udp_port_fails_with_one_line() {
     assert!(err.starts_with(&format!("protocols-rust: cannot bind UDP 127.0.0.1:{h3}: ")), "{err:?}");
     assert_eq!(err.lines().count(), 1, "{err:?}");
 }
+
+/// As over TCP: HEAD gets GET's status and headers and no content, and a 405 carries `Allow`
+/// (RFC 9110 §9.3.2, §15.5.6).
+#[test]
+fn head_and_allow_over_h3() {
+    let (_server, _, port) = start();
+    runtime().block_on(tokio::task::LocalSet::new().run_until(async {
+        let (mut driver, mut send) =
+            h3::client::new(h3_quinn::Connection::new(raw_connection(port).await)).await.unwrap();
+        tokio::task::spawn_local(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+        let mut ask = async |method: http::Method, path: &str| {
+            let request = http::Request::builder()
+                .method(method)
+                .uri(format!("https://127.0.0.1:{port}{path}"))
+                .body(())
+                .unwrap();
+            let mut stream = send.send_request(request).await.unwrap();
+            stream.finish().await.unwrap();
+            let response = stream.recv_response().await.unwrap();
+            let mut len = 0;
+            while let Some(chunk) = stream.recv_data().await.unwrap() {
+                len += bytes::Buf::remaining(&chunk);
+            }
+            let header = |name| response.headers().get(name).map(|v| v.to_str().unwrap().to_owned());
+            (response.status().as_u16(), header(http::header::CONTENT_TYPE), header(http::header::ALLOW), len)
+        };
+        for path in ["/payload/1024", "/health", "/sse?size=5&count=2"] {
+            let (status, content_type, _, len) = ask(http::Method::GET, path).await;
+            assert!(status == 200 && len > 0, "GET {path}");
+            assert_eq!(ask(http::Method::HEAD, path).await, (200, content_type, None, 0), "HEAD {path}");
+        }
+        assert_eq!(ask(http::Method::POST, "/payload/10").await, (405, None, Some("GET, HEAD".into()), 0));
+        assert_eq!(ask(http::Method::GET, "/echo").await, (405, None, Some("POST".into()), 0));
+    }));
+}

@@ -233,3 +233,46 @@ fn bad_flag_is_one_line_usage_error() {
     let err = stderr_of(&mut child);
     assert_eq!(err, "error: unexpected argument '--bogus' found\n");
 }
+
+/// One request with `method` and no body over its own connection: the whole raw response.
+fn http_request(addr: SocketAddr, method: &str, path: &str) -> Vec<u8> {
+    let mut stream = TcpStream::connect_timeout(&addr, IO_TIMEOUT).unwrap();
+    stream.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+    write!(stream, "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n", addr.port()).unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    response
+}
+
+/// RFC 9110 §9.1 and §9.3.2: what answers GET answers HEAD, with GET's headers and no content;
+/// §15.5.6: a 405 names the allowed methods in `Allow`. On every API's GET resource.
+#[test]
+fn head_gets_gets_headers_and_a_405_says_what_is_allowed() {
+    let port = free_port();
+    let _server = start(port);
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    for path in
+        ["/health", "/payload/1024", "/hol?ms=0", "/stream?chunks=3&size=20", "/sse?size=5&count=2", "/soap?wsdl"]
+    {
+        let (get_status, get_headers, get_body) = parse(&http_request(addr, "GET", path));
+        let (status, headers, body) = parse(&http_request(addr, "HEAD", path));
+        assert_eq!((status.as_str(), get_status.as_str()), ("HTTP/1.1 200 OK", "HTTP/1.1 200 OK"), "{path}");
+        assert!(body.is_empty(), "HEAD {path} sent {} bytes of content", body.len());
+        assert_eq!(header(&headers, "content-type"), header(&get_headers, "content-type"), "{path}");
+        if let Some(len) = header(&get_headers, "content-length") {
+            assert_eq!(len, get_body.len().to_string(), "{path}");
+        }
+    }
+    for (method, path, allow) in [
+        ("POST", "/payload/10", "GET, HEAD"),
+        ("DELETE", "/health", "GET, HEAD"),
+        ("GET", "/echo", "POST"),
+        ("PUT", "/graphql", "GET, HEAD, POST"),
+    ] {
+        let (status, headers, _) = parse(&http_request(addr, method, path));
+        assert_eq!(status, "HTTP/1.1 405 Method Not Allowed", "{method} {path}");
+        let mut methods: Vec<&str> = header(&headers, "allow").unwrap_or_default().split(',').map(str::trim).collect();
+        methods.sort_unstable();
+        assert_eq!(methods.join(", "), allow, "{method} {path}");
+    }
+}
