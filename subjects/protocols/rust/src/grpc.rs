@@ -4,18 +4,19 @@
 //!
 //! Bad input is answered with a status, never a crash: an out-of-range size or count is
 //! INVALID_ARGUMENT; bytes that are not the method's protobuf message are INTERNAL (tonic's
-//! decoder, as the gRPC spec's status table has it for a failed parse); an unknown method is
-//! UNIMPLEMENTED.
+//! decoder, as the gRPC spec's status table has it for a failed parse); a message over
+//! `MESSAGE_MAX` either way is RESOURCE_EXHAUSTED; an unknown method is UNIMPLEMENTED.
 
 use std::pin::Pin;
 
 use anyhow::Context as _;
 use bytes::Bytes;
 use tokio_stream::Stream;
+use tokio_stream::StreamExt as _;
 use tonic::service::Routes;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
-use tonic::{Request, Response, Status, Streaming};
+use tonic::{Code, Request, Response, Status, Streaming};
 
 use crate::cli::Cli;
 use crate::routes::{message_bytes, PAYLOAD_MAX};
@@ -28,6 +29,37 @@ pub mod pb {
 
 use pb::payloads_server::{Payloads, PayloadsServer};
 use pb::{Payload, PayloadRequest, StreamRequest, Summary};
+
+/// The largest message a call carries either way: the largest payload with its protobuf framing
+/// (a one-byte tag and a length of at most five bytes), so whatever Unary sends, Bidi can echo
+/// and ClientStream can receive (tonic's default is 4 MiB in, unlimited out).
+pub const MESSAGE_MAX: usize = PAYLOAD_MAX + 6;
+
+/// tonic's codec reports a message over the limit as OUT_OF_RANGE; the gRPC status table
+/// (grpc/doc/statuscodes.md) gives RESOURCE_EXHAUSTED for it, as grpc-core, grpc-java and grpc-go
+/// answer.
+fn exhausted(status: Status) -> Status {
+    if status.code() == Code::OutOfRange && status.message().contains("message length too large") {
+        Status::resource_exhausted(status.message())
+    } else {
+        status
+    }
+}
+
+/// `exhausted` for the answers tonic writes itself, before a handler runs (a unary request over
+/// the limit): their status is in the headers of a trailers-only response, percent-encoded.
+async fn exhausted_in_headers(mut response: axum::response::Response) -> axum::response::Response {
+    let headers = response.headers_mut();
+    let too_large = headers.get("grpc-status").is_some_and(|s| s == "11")
+        && headers
+            .get("grpc-message")
+            .and_then(|m| m.to_str().ok())
+            .is_some_and(|m| m.contains("length%20too%20large"));
+    if too_large {
+        headers.insert("grpc-status", axum::http::HeaderValue::from_static("8"));
+    }
+    response
+}
 
 /// Messages one server-streaming call may ask for (the REST `/stream` route's limit).
 pub const STREAM_MAX_COUNT: u32 = crate::routes::STREAM_MAX_CHUNKS as u32;
@@ -68,7 +100,7 @@ impl Payloads for PayloadService {
     async fn client_stream(&self, request: Request<Streaming<Payload>>) -> Result<Response<Summary>, Status> {
         let mut stream = request.into_inner();
         let mut summary = Summary::default();
-        while let Some(p) = stream.message().await? {
+        while let Some(p) = stream.message().await.map_err(exhausted)? {
             summary.messages += 1;
             summary.bytes += p.message.len() as u64;
         }
@@ -79,7 +111,7 @@ impl Payloads for PayloadService {
 
     async fn bidi(&self, request: Request<Streaming<Payload>>) -> Result<Response<PayloadStream>, Status> {
         // Each message goes back as it is decoded; a decoding error ends the call with its status.
-        Ok(Response::new(Box::pin(request.into_inner())))
+        Ok(Response::new(Box::pin(request.into_inner().map(|m| m.map_err(exhausted)))))
     }
 }
 
@@ -93,8 +125,12 @@ pub fn routes() -> anyhow::Result<Routes> {
         .register_encoded_file_descriptor_set(pb::DESCRIPTOR)
         .build_v1alpha()
         .context("building server reflection")?;
-    let grpc = Routes::new(PayloadsServer::new(PayloadService)).add_service(reflection).add_service(reflection_alpha);
-    Ok(grpc.into_axum_router().route("/health", axum::routing::get(|| async { "ok" })).into())
+    let service = PayloadsServer::new(PayloadService)
+        .max_decoding_message_size(MESSAGE_MAX)
+        .max_encoding_message_size(MESSAGE_MAX);
+    let grpc = Routes::new(service).add_service(reflection).add_service(reflection_alpha);
+    let router = grpc.into_axum_router().layer(axum::middleware::map_response(exhausted_in_headers));
+    Ok(router.route("/health", axum::routing::get(|| async { "ok" })).into())
 }
 
 /// Serves on a multi-threaded runtime of `cli.workers()` threads until the process is stopped.

@@ -135,3 +135,49 @@ fn reflection_lists_the_payloads_service() {
 fn taken_ports_fail_with_one_line() {
     common::assert_taken_ports_fail(BIN);
 }
+
+/// One limit for every message either way, stated (`MESSAGE_MAX`): Bidi echoes the largest
+/// payload Unary can send, and a message over the limit is RESOURCE_EXHAUSTED (the gRPC status
+/// table) in every call mode, where tonic alone answers OUT_OF_RANGE.
+#[test]
+fn the_largest_payload_goes_both_ways_and_a_larger_message_is_resource_exhausted() {
+    use protocols_rust::grpc::MESSAGE_MAX;
+    use protocols_rust::routes::PAYLOAD_MAX;
+    let plain = common::free_port();
+    let _server = common::start(BIN, &["--port", &plain.to_string(), "--workers", "1"], plain);
+    let target = Target { host: "127.0.0.1".into(), port: plain, tls: false };
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, bytes: &[u8]| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path.display().to_string()
+    };
+    let largest = payload(PAYLOAD_MAX);
+    assert!(largest.len() <= MESSAGE_MAX);
+    let over = payload(PAYLOAD_MAX + 2);
+    assert!(over.len() > MESSAGE_MAX);
+    let with = |method: &str, body_file: String, params: &str| {
+        let mut s = call(method, "unary-1kb.binpb", params, false);
+        s.body_file = Some(body_file);
+        s
+    };
+    let verify = |s: &Scenario| LoadEngine { threads: 1 }.verify(s, &target);
+    let mut echo = with("Bidi", file("largest.binpb", &largest), r#"{ call = "bidi", messages = 1 }"#);
+    expect(&mut echo, 0, Some(&largest), 1);
+    verify(&echo).unwrap_or_else(|e| panic!("Bidi echoes {} bytes: {e}", largest.len()));
+    let over_file = file("over.binpb", &over);
+    let mut cases = vec![
+        with("Unary", file("junk.binpb", &vec![0x7f; MESSAGE_MAX + 1]), "{}"),
+        with("Bidi", over_file.clone(), r#"{ call = "bidi", messages = 1 }"#),
+        with("ClientStream", over_file, r#"{ call = "client_stream", messages = 1 }"#),
+    ];
+    let mut unary = call("Unary", "unary-1kb.binpb", "{}", false);
+    expect(&mut unary, 0, Some(&payload(1024)), 1);
+    for bad in &mut cases {
+        // A client stream's calls count the messages it sent; the others', those it got back.
+        let sent = u64::from(bad.path.ends_with("ClientStream"));
+        expect(bad, 8, None, sent);
+        verify(bad).unwrap_or_else(|e| panic!("{}: want RESOURCE_EXHAUSTED: {e}", bad.path));
+        verify(&unary).unwrap_or_else(|e| panic!("after {}: {e}", bad.path));
+    }
+}
