@@ -1,6 +1,6 @@
 //! MQTT 3.1.1 request/response through a broker, as the study ran it: each connection is one
 //! client that subscribes to `bench/response/<client>` and, per exchange, publishes the
-//! scenario's body on `bench/request/<client>`; a responder behind the broker publishes it back
+//! scenario's body on `bench/request/qos<N>/<client>`; a responder behind the broker publishes it back
 //! on the response topic. The round trip is timed here, at the client; the echo is compared with
 //! what was sent, byte for byte, on every exchange.
 //!
@@ -138,7 +138,9 @@ impl Session {
             read: BytesMut::with_capacity(64 << 10),
             write: BytesMut::with_capacity(64 << 10),
             qos,
-            request_topic: format!("bench/request/{id}"),
+            // The QoS level is in the topic, so the responder can subscribe to each level at that
+            // level and every leg through the broker carries the row's QoS (`protocols-mqtt`).
+            request_topic: format!("bench/request/qos{}/{id}", qos as u8),
             response_topic: format!("bench/response/{id}"),
             payload,
             pkid: 0,

@@ -1,6 +1,10 @@
-//! MQTT, as the study ran it: three parties. Clients publish a request on
-//! `bench/request/<client>`; this responder, subscribed to `bench/request/+`, publishes the same
-//! payload back on `bench/response/<client>` with the request's QoS; a broker sits between them.
+//! MQTT, as the study ran it: three parties. Clients publish a request at QoS N on
+//! `bench/request/qos<N>/<client>`; this responder, subscribed to `bench/request/qos<N>/+` at QoS N
+//! for N = 0 and 1, publishes the same payload back on `bench/response/<client>` at QoS N; a
+//! broker sits between them. Subscribing to each level at that level keeps every leg at the row's
+//! QoS with any broker: MQTT 3.1.1 [MQTT-3.8.4-6] delivers at min(published, granted), but rumqttd
+//! 0.20 delivers at the granted QoS (an open upstream fix in bytebeamio/rumqtt), so one QoS 1
+//! subscription made its "QoS 0" rows exchange PUBACKs between broker and responder.
 //!
 //! The broker is either embedded (rumqttd in this process, `--mqtt-port`: no service needed) or
 //! another one (`--broker host:port`, Mosquitto started by the runner as a service). The
@@ -24,7 +28,7 @@ use clap::Parser;
 use http_body_util::Full;
 use hyper::{Response, StatusCode};
 use hyper_util::rt::TokioIo;
-use rumqttc::mqttbytes::v4::{Connect, ConnectReturnCode, Packet, PubAck, Publish, Subscribe};
+use rumqttc::mqttbytes::v4::{Connect, ConnectReturnCode, Packet, PubAck, Publish, Subscribe, SubscribeFilter};
 use rumqttc::mqttbytes::QoS;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
@@ -34,8 +38,9 @@ use crate::cli::Cli;
 /// The largest MQTT packet either broker accepts (a 1 MB payload and its headers fit); larger
 /// publishes close the sender's connection. Mosquitto's generated config says the same.
 pub const PACKET_MAX: usize = 2 << 20;
-/// The responder's subscription: every client's request topic.
-const REQUESTS: &str = "bench/request/+";
+/// The responder's subscriptions: every client's request topic of each QoS level, at that level.
+const REQUESTS: [(&str, QoS); 2] =
+    [("bench/request/qos0/+", QoS::AtMostOnce), ("bench/request/qos1/+", QoS::AtLeastOnce)];
 /// The responder's keep-alive; it pings every half of it.
 const KEEP_ALIVE: Duration = Duration::from_secs(60);
 /// Between attempts to reach a broker that is not up yet.
@@ -103,14 +108,21 @@ fn start_embedded(host: &str, port: u16) -> anyhow::Result<()> {
             max_outgoing_packet_count: 200,
             // rumqttd keeps a log per subscription and drops its oldest segment when full, read
             // or not. A client's response topic carries one message at a time: a 1 MB message or
-            // two, not rumqttd's default 1 GB. Every request goes through the responder's one
-            // subscription, so its log holds 100 clients' 1 MB requests twice over.
+            // two, not rumqttd's default 1 GB. Every request of a QoS level goes through the
+            // responder's subscription to that level, so its log holds 100 clients' 1 MB
+            // requests twice over.
             max_segment_size: 2 << 20,
             max_segment_count: 2,
-            custom_segment: Some(HashMap::from([(
-                REQUESTS.to_string(),
-                rumqttd::SegmentConfig { max_segment_size: 128 << 20, max_segment_count: 2 },
-            )])),
+            custom_segment: Some(
+                REQUESTS
+                    .map(|(filter, _)| {
+                        (
+                            filter.to_string(),
+                            rumqttd::SegmentConfig { max_segment_size: 128 << 20, max_segment_count: 2 },
+                        )
+                    })
+                    .into(),
+            ),
             ..Default::default()
         },
         v4: Some(HashMap::from([("1".to_string(), server)])),
@@ -132,10 +144,17 @@ fn start_embedded(host: &str, port: u16) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The response topic of a request topic: `bench/request/<c>` → `bench/response/<c>`.
-pub fn response_topic(request: &str) -> Option<String> {
-    let client = request.strip_prefix("bench/request/")?;
-    (!client.is_empty() && !client.contains(['/', '+', '#'])).then(|| format!("bench/response/{client}"))
+/// The response topic and QoS of a request topic: `bench/request/qos<N>/<c>` →
+/// (`bench/response/<c>`, N).
+pub fn response_topic(request: &str) -> Option<(String, QoS)> {
+    let rest = request.strip_prefix("bench/request/qos")?;
+    let (level, client) = rest.split_once('/')?;
+    let qos = match level {
+        "0" => QoS::AtMostOnce,
+        "1" => QoS::AtLeastOnce,
+        _ => return None,
+    };
+    (!client.is_empty() && !client.contains(['/', '+', '#'])).then(|| (format!("bench/response/{client}"), qos))
 }
 
 /// Subscribes to every request and echoes each one, connecting again whenever the broker goes
@@ -151,8 +170,9 @@ async fn respond(broker: (String, u16), ready: Arc<AtomicBool>) -> anyhow::Resul
     }
 }
 
-/// One connection of the responder: CONNECT, SUBSCRIBE `bench/request/+` (QoS 1), then echo
-/// every request with its own QoS, acknowledging QoS 1 requests; pings keep it alive. Reading
+/// One connection of the responder: CONNECT, SUBSCRIBE to each QoS level's requests at that
+/// level, then echo every request at its level, acknowledging QoS 1 deliveries; pings keep it
+/// alive. Reading
 /// and writing run apart, so a broker that writes before it reads (rumqttd) never finds the
 /// responder blocked in a write of its own.
 async fn session((host, port): &(String, u16), ready: &AtomicBool) -> anyhow::Result<()> {
@@ -182,7 +202,7 @@ async fn read_requests(
         Packet::ConnAck(ack) if ack.code == ConnectReturnCode::Success => {}
         other => anyhow::bail!("the broker did not accept the responder: {other:?}"),
     }
-    let mut subscribe = Subscribe::new(REQUESTS, QoS::AtLeastOnce);
+    let mut subscribe = Subscribe::new_many(REQUESTS.map(|(filter, qos)| SubscribeFilter::new(filter.into(), qos)));
     subscribe.pkid = 1;
     send(Packet::Subscribe(subscribe))?;
     let mut pkid: u16 = 1;
@@ -193,8 +213,8 @@ async fn read_requests(
                 if p.qos == QoS::AtLeastOnce {
                     send(Packet::PubAck(PubAck::new(p.pkid)))?;
                 }
-                if let Some(topic) = response_topic(&p.topic) {
-                    let mut echo = Publish::from_bytes(topic, p.qos, p.payload);
+                if let Some((topic, qos)) = response_topic(&p.topic) {
+                    let mut echo = Publish::from_bytes(topic, qos, p.payload);
                     if echo.qos != QoS::AtMostOnce {
                         pkid = pkid.checked_add(1).unwrap_or(1);
                         echo.pkid = pkid;
@@ -285,8 +305,16 @@ mod tests {
 
     #[test]
     fn response_topics_mirror_request_topics() {
-        assert_eq!(response_topic("bench/request/c1").as_deref(), Some("bench/response/c1"));
-        for bad in ["bench/request/", "bench/request/a/b", "other/c1", "bench/request/+"] {
+        assert_eq!(response_topic("bench/request/qos0/c1"), Some(("bench/response/c1".into(), QoS::AtMostOnce)));
+        assert_eq!(response_topic("bench/request/qos1/c1"), Some(("bench/response/c1".into(), QoS::AtLeastOnce)));
+        for bad in [
+            "bench/request/qos1/",
+            "bench/request/qos1/a/b",
+            "bench/request/c1",
+            "bench/request/qos2/c1",
+            "other/c1",
+            "bench/request/qos0/+",
+        ] {
             assert_eq!(response_topic(bad), None, "{bad}");
         }
     }
