@@ -20,6 +20,7 @@ struct RestCli {
 }
 
 fn main() -> ExitCode {
+    protocols_rust::steady_allocator();
     let cli: RestCli = cli::parse_or_exit(
         "protocols-rust",
         "REST, GraphQL and SOAP subject server: HTTP/1.1 and h2c on one port, HTTP/2 and HTTP/1.1 over TLS on another, the REST API over HTTP/3 on a UDP port.",

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use protocols_rust::{cli, mqtt};
 
 fn main() -> ExitCode {
+    protocols_rust::steady_allocator();
     let cli: mqtt::MqttCli = cli::parse_or_exit(
         "protocols-mqtt",
         "MQTT subject: a responder echoing bench/request/qos<N>/<client> to bench/response/<client> at QoS N, behind the \

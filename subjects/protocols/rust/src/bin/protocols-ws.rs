@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use protocols_rust::{cli, ws};
 
 fn main() -> ExitCode {
+    protocols_rust::steady_allocator();
     let cli = cli::Cli::parse_or_exit(
         "protocols-ws",
         "WebSocket subject server (tokio-tungstenite): ws:// on one port, wss:// on another, path /ws.",
