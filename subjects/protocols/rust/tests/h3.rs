@@ -89,6 +89,13 @@ async fn raw_connection(port: u16) -> quinn::Connection {
     endpoint.connect_with(config, SocketAddr::from(([127, 0, 0, 1], port)), "localhost").unwrap().await.unwrap()
 }
 
+/// An h3 client on a connection of its own, its connection driven on the local task set.
+async fn client(port: u16) -> h3::client::SendRequest<h3_quinn::OpenStreams, bytes::Bytes> {
+    let (mut driver, send) = h3::client::new(h3_quinn::Connection::new(raw_connection(port).await)).await.unwrap();
+    tokio::task::spawn_local(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+    send
+}
+
 /// Writes `bytes` on a new request stream of `connection` and returns how the server ended it:
 /// the code it reset the stream with, or the error it closed the connection with (an answer
 /// is a failure; a stream ended without one is followed by the connection's close).
@@ -129,9 +136,7 @@ fn malformed_streams_get_h3_errors_and_other_connections_go_on() {
     let (_server, _, port) = start();
     runtime().block_on(tokio::task::LocalSet::new().run_until(async {
         // A client connected before the bad ones, which must keep being served on its connection.
-        let (mut driver, mut bystander) =
-            h3::client::new(h3_quinn::Connection::new(raw_connection(port).await)).await.unwrap();
-        tokio::task::spawn_local(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+        let mut bystander = client(port).await;
         assert_eq!(both_served(&mut bystander, port).await, (200, 1024, 200, 1024));
         // RFC 9114 section 4.1: DATA before HEADERS closes the connection with
         // H3_FRAME_UNEXPECTED (0x105 = 261); a header block QPACK cannot decode with
@@ -170,9 +175,7 @@ fn a_taken_udp_port_fails_with_one_line() {
 fn head_and_allow_over_h3() {
     let (_server, _, port) = start();
     runtime().block_on(tokio::task::LocalSet::new().run_until(async {
-        let (mut driver, mut send) =
-            h3::client::new(h3_quinn::Connection::new(raw_connection(port).await)).await.unwrap();
-        tokio::task::spawn_local(async move { std::future::poll_fn(|cx| driver.poll_close(cx)).await });
+        let mut send = client(port).await;
         let mut ask = async |method: http::Method, path: &str| {
             let request = http::Request::builder()
                 .method(method)
