@@ -80,7 +80,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 async fn post(req: HttpRequest, body: Result<web::Bytes, actix_web::Error>, schema: web::Data<Schema>) -> HttpResponse {
     let media = match media_type(&req) {
         Ok(media) => media,
-        Err(response) => return response,
+        Err(why) => return request_error(JSON, StatusCode::NOT_ACCEPTABLE, &why),
     };
     let body = match body {
         Ok(body) => body,
@@ -118,7 +118,7 @@ async fn post(req: HttpRequest, body: Result<web::Bytes, actix_web::Error>, sche
 async fn get(req: HttpRequest, schema: web::Data<Schema>) -> HttpResponse {
     let media = match media_type(&req) {
         Ok(media) => media,
-        Err(response) => return response,
+        Err(why) => return request_error(JSON, StatusCode::NOT_ACCEPTABLE, &why),
     };
     let params = match web::Query::<HashMap<String, String>>::from_query(req.query_string()) {
         Ok(p) => p.into_inner(),
@@ -147,18 +147,15 @@ async fn execute(media: &'static str, request: &GraphQLRequest, schema: &Schema)
     }
 }
 
-/// The response's media type by the request's `Accept`, or the 406 answer when it accepts none
-/// of ours.
-fn media_type(req: &HttpRequest) -> Result<&'static str, HttpResponse> {
+/// The response's media type by the request's `Accept`, or why it accepts none of ours (a 406).
+fn media_type(req: &HttpRequest) -> Result<&'static str, String> {
     let accept: Vec<&str> = req.headers().get_all(header::ACCEPT).filter_map(|v| v.to_str().ok()).collect();
     if accept.is_empty() {
         // GraphQL over HTTP: without an Accept header, treat the request as `Accept: application/json`.
         return Ok(JSON);
     }
-    negotiate(&accept.join(",")).ok_or_else(|| {
-        let message = format!("Accept `{}` allows neither {GRAPHQL_RESPONSE} nor {JSON}", accept.join(", "));
-        request_error(JSON, StatusCode::NOT_ACCEPTABLE, &message)
-    })
+    negotiate(&accept.join(","))
+        .ok_or_else(|| format!("Accept `{}` allows neither {GRAPHQL_RESPONSE} nor {JSON}", accept.join(", ")))
 }
 
 /// The supported media type `accept` prefers: each type's weight is the q of the most specific
