@@ -29,6 +29,8 @@ pub const CHECKS: &[Check] = &[
     ("items are private to their API key", isolation),
     ("keys with SQL and URL metacharacters are stored verbatim and listed in byte order", verbatim_keys),
     ("keys: 1024 bytes are fine, 1025 bytes, U+0000 and an encoded slash are refused", key_limits),
+    ("a `%` without two hex digits after it is 400 and stores nothing", bad_percent_encoding),
+    ("a body that cannot be read (a malformed chunk) is 400, not 413", unreadable_body),
     ("a wrong method is 405 and an unknown path 404", methods_and_paths),
     ("concurrent creates of one key: exactly one 201", concurrent_creates),
 ];
@@ -356,6 +358,44 @@ fn key_limits(s: &Service) -> Result<()> {
     ensure!([400, 404].contains(&slash.status), "POST of a key with an encoded slash: {}", slash.status);
     let keys: BTreeSet<String> = s.list(&api)?.into_iter().map(|(k, _)| k).collect();
     ensure!(keys == BTreeSet::from([long]), "refused keys were stored: {keys:?}");
+    Ok(())
+}
+
+fn bad_percent_encoding(s: &Service) -> Result<()> {
+    let api = s.api_key()?;
+    let body = || Some(br#"{"value":"v"}"#.to_vec());
+    for raw in ["a%G1b", "a%", "a%2"] {
+        // On its own connection: Jetty refuses such a request target itself and may close it.
+        s.call_with(Method::POST, &format!("/api/{api}/{raw}"), body(), true)?
+            .expect(400, &format!("POST of the raw key {raw:?}"))?;
+    }
+    let keys = s.list(&api)?;
+    ensure!(keys.is_empty(), "badly encoded keys were stored: {keys:?}");
+    Ok(())
+}
+
+fn unreadable_body(s: &Service) -> Result<()> {
+    use std::io::{Read, Write};
+    let api = s.api_key()?;
+    let authority = s.base.trim_start_matches("http://").trim_end_matches('/');
+    let mut socket = std::net::TcpStream::connect(authority).context("connecting")?;
+    socket.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    // RFC 9112 §7.1: a chunk size is hex digits; `zz` is not one.
+    write!(
+        socket,
+        "POST {} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\n\
+         Transfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{{}}\r\n0\r\n\r\n",
+        item_path(&api, "k")
+    )?;
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    let status = String::from_utf8_lossy(&answer).split(' ').nth(1).unwrap_or("").to_string();
+    ensure!(
+        status == "400",
+        "a malformed chunked body got `{}`",
+        String::from_utf8_lossy(&answer).lines().next().unwrap_or("no answer")
+    );
+    ensure!(s.list(&api)?.is_empty(), "an unreadable body stored an item");
     Ok(())
 }
 

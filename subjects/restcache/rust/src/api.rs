@@ -25,7 +25,25 @@ pub fn router(store: Store) -> Router {
         .route("/api/", get(new_api_key))
         .route("/api/{api_key}", get(list))
         .route("/api/{api_key}/{key}", get(read).post(create).put(update).delete(delete))
+        .layer(axum::middleware::from_fn(well_encoded))
         .with_state(store)
+}
+
+/// 400 for a path whose `%` is not followed by two hex digits (RFC 3986 §2.1), before any
+/// route: decoded leniently, `a%G1b` and `a%` would be stored as typed, and `a%` and `a%25`
+/// would name one item. The Go and Java implementations refuse them too.
+async fn well_encoded(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let path = request.uri().path().as_bytes();
+    let bad = path.iter().enumerate().any(|(i, &b)| {
+        b == b'%'
+            && !(path.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && path.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    });
+    if bad {
+        return Failure::new(StatusCode::BAD_REQUEST, "bad path: a `%` must be followed by two hex digits")
+            .into_response();
+    }
+    next.run(request).await
 }
 
 /// A contract answer that is not a success: its status and `{"error": …}`.
@@ -181,11 +199,17 @@ fn check_key(key: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The body's string `value`: 413 over 1 MiB, 400 for anything but a JSON object with one.
+/// The body's string `value`: 413 over 1 MiB, 400 for a body that cannot be read (a malformed
+/// chunk, cut short) or is anything but a JSON object with one.
 async fn value_of(body: Body) -> Result<String, Failure> {
-    let bytes = to_bytes(body, MAX_BODY_BYTES)
-        .await
-        .map_err(|_| Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "body over 1 MiB"))?;
+    let bytes = to_bytes(body, MAX_BODY_BYTES).await.map_err(|e| {
+        let over = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+        if over {
+            Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "body over 1 MiB")
+        } else {
+            Failure::new(StatusCode::BAD_REQUEST, format!("the body cannot be read: {e}"))
+        }
+    })?;
     let doc: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, format!("body is not JSON: {e}")))?;
     match doc.get("value") {
