@@ -88,15 +88,10 @@ pub fn section(claims: &[Judged], from: Option<&str>, sequential: Option<&Sequen
     s
 }
 
-/// `1 − alpha` in percent with the digits that keep it below 100: `95`, `99.38`, `99.9950`.
+/// `1 − alpha` in percent to three decimals, trailing zeros dropped: `95`, `98.75`, `99.375`.
 fn confidence(alpha: f64) -> String {
-    let digits = (-(100.0 * alpha).log10()).ceil().max(0.0) as usize + 1;
-    let text = format!("{:.*}", digits, 100.0 * (1.0 - alpha));
-    if alpha >= 0.01 {
-        // 95.0 → 95, 99.50 → 99.5: only the digits a level of 1 % or more needs.
-        return text.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    text
+    let text = format!("{:.3}", 100.0 * (1.0 - alpha));
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// What a sequential run did, for the reader of its claims.
@@ -273,6 +268,13 @@ fn reason_words(c: &Claim, r: &Reason) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn confidence_levels_keep_the_digits_they_need() {
+        assert_eq!(confidence(0.05), "95");
+        assert_eq!(confidence(0.05 / 4.0), "98.75");
+        assert_eq!(confidence(0.05 / 8.0), "99.375");
+    }
 
     #[test]
     fn claim_expressions_show_every_scenario_they_divide() {

@@ -311,8 +311,8 @@ mod tests {
         });
         std::fs::write(&run_file, run.to_string()).unwrap();
         let md = markdown(dir.path(), &["claims-section".into()]).unwrap();
-        assert!(md.contains("judged at 99.9950 % per look (5 % shared among 998 looks"), "{md}");
-        assert!(md.contains("| Ours (99.9950 % interval) |"), "{md}");
+        assert!(md.contains("judged at 99.995 % per look (5 % shared among 998 looks"), "{md}");
+        assert!(md.contains("| Ours (99.995 % interval) |"), "{md}");
         assert!(md.contains("It stopped when its time budget was spent. Still undecided: `h2-multiplexing`."), "{md}");
         assert!(multiplexing(&md).contains("**inconclusive**"), "{}", multiplexing(&md));
     }
