@@ -56,10 +56,14 @@ func newHandler(store Store, logger *log.Logger) http.Handler {
 		writeError(w, http.StatusInternalServerError, "internal error")
 	}
 
-	r.GET("/health", a.health)
-	r.GET("/api/", a.issue)
-	r.GET("/api/:apiKey", a.list)
-	r.GET("/api/:apiKey/:key", a.get)
+	// What answers GET answers HEAD (RFC 9110 §9.1); net/http sends HEAD's headers without the
+	// body.
+	for path, h := range map[string]httprouter.Handle{
+		"/health": a.health, "/api/": a.issue, "/api/:apiKey": a.list, "/api/:apiKey/:key": a.get,
+	} {
+		r.GET(path, h)
+		r.HEAD(path, h)
+	}
 	r.POST("/api/:apiKey/:key", a.create)
 	r.PUT("/api/:apiKey/:key", a.update)
 	r.DELETE("/api/:apiKey/:key", a.remove)

@@ -31,6 +31,7 @@ pub const CHECKS: &[Check] = &[
     ("keys: 1024 bytes are fine, 1025 bytes, U+0000 and an encoded slash are refused", key_limits),
     ("a `%` without two hex digits after it is 400 and stores nothing", bad_percent_encoding),
     ("a body that cannot be read (a malformed chunk) is 400, not 413", unreadable_body),
+    ("HEAD answers as GET without a body", head_is_get_without_body),
     ("a wrong method is 405 and an unknown path 404", methods_and_paths),
     ("concurrent creates of one key: exactly one 201", concurrent_creates),
 ];
@@ -396,6 +397,24 @@ fn unreadable_body(s: &Service) -> Result<()> {
         String::from_utf8_lossy(&answer).lines().next().unwrap_or("no answer")
     );
     ensure!(s.list(&api)?.is_empty(), "an unreadable body stored an item");
+    Ok(())
+}
+
+/// RFC 9110 §9.1 (a general-purpose server supports HEAD) and §9.3.2 (GET's status and headers,
+/// no content).
+fn head_is_get_without_body(s: &Service) -> Result<()> {
+    let api = s.api_key()?;
+    s.item(Method::POST, &api, "k", Some("v"))?.expect(201, "POST")?;
+    for (path, status) in [
+        (item_path(&api, "k"), 200),
+        (item_path(&api, "missing"), 404),
+        (format!("/api/{api}"), 200),
+        ("/health".to_string(), 200),
+    ] {
+        let head = s.call(Method::HEAD, &path, None)?;
+        ensure!(head.status == status, "HEAD {path}: {} where GET answers {status}", head.status);
+        ensure!(head.body.is_empty(), "HEAD {path} sent {} bytes of content", head.body.len());
+    }
     Ok(())
 }
 
