@@ -37,6 +37,11 @@ use crate::suite::{Claim, Op};
 /// within `[published / 1.5, published × 1.5]`. See docs/METHODOLOGY.md ("Claims") for why.
 pub const SIZE_TOLERANCE: f64 = 1.5;
 
+/// The size band of a claim: its own `tolerance`, or `SIZE_TOLERANCE`.
+pub fn tolerance(claim: &Claim) -> f64 {
+    claim.tolerance.unwrap_or(SIZE_TOLERANCE)
+}
+
 /// A claim's verdict, weakest first: a quantified claim takes its weakest case's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -227,22 +232,19 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     decide(claim, value, interval)
 }
 
-/// The scenario's summary of `metric` with a `1 − alpha` interval (cut at 0, as every measured
-/// quantity's is).
+/// The scenario's summary of `metric` with a `1 − alpha` interval.
 fn at_level(s: &ScenarioSummary, metric: &str, alpha: f64) -> Option<Summary> {
     let summary = *s.get(metric)?;
     if alpha == ALPHA {
         return Some(summary);
     }
     let values: Vec<f64> = s.by_repeat.get(metric)?.values().copied().collect();
-    let mut wide = Summary::of_at(&values, alpha)?;
-    wide.ci = wide.ci.map(|(lo, hi)| (lo.max(0.0), hi));
-    Some(wide)
+    Summary::of_measured_at(&values, alpha)
 }
 
 /// Geometric mean over the repeats every factor has of the per-repeat products
-/// `Π metric[r]^exponent` (a ratio, or a ratio of ratios), and its 95 % interval; `None` with
-/// fewer than two repeats where every factor is positive.
+/// `Π metric[r]^exponent` (a ratio, or a ratio of ratios), and its `1 − alpha` interval; `None`
+/// with fewer than two repeats where every factor is positive.
 fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)], alpha: f64) -> Option<(f64, (f64, f64))> {
     let (first, _) = factors.first()?;
     let logs: Vec<f64> = first
@@ -275,7 +277,7 @@ fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
     };
     // "About the study's number" has no direction: outside its band, the claim is wrong.
     let outside = if claim.op == Op::About { Verdict::Refuted } else { Verdict::DiffersInSize };
-    let tolerance = claim.tolerance.unwrap_or(SIZE_TOLERANCE);
+    let tolerance = tolerance(claim);
     let (band_lo, band_hi) = (published / tolerance, published * tolerance);
     // A relative hair of slack, so a value exactly at an edge is not pushed out by the last bit
     // of a logarithm's rounding.

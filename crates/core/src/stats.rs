@@ -21,6 +21,12 @@ pub struct Summary {
 impl Summary {
     /// Median, mean, 95 % t-interval and CV of any values (logarithms of ratios included).
     pub fn of(values: &[f64]) -> Option<Summary> {
+        Summary::of_at(values, ALPHA)
+    }
+
+    /// `of`, with a `1 − alpha` interval: claims judged at several looks of a sequential run use
+    /// a Bonferroni-corrected level.
+    pub fn of_at(values: &[f64], alpha: f64) -> Option<Summary> {
         let n = values.len();
         if n == 0 {
             return None;
@@ -34,7 +40,9 @@ impl Summary {
         }
         let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
         let sd = var.sqrt();
-        let half = t95(n - 1) * sd / (n as f64).sqrt();
+        // The table at 95 %, which the report's every other interval uses, so they stay as printed.
+        let t = if alpha == ALPHA { t95(n - 1) } else { t_quantile(n - 1, alpha) };
+        let half = t * sd / (n as f64).sqrt();
         let cv = if mean != 0.0 { Some(sd / mean.abs()) } else { None };
         Some(Summary { n, median, mean, ci: Some((mean - half, mean + half)), cv })
     }
@@ -43,21 +51,14 @@ impl Summary {
     /// mean: the interval stops at 0 (cutting it at a bound the true value cannot cross keeps
     /// its 95 % coverage) instead of showing a negative time.
     pub fn of_measured(values: &[f64]) -> Option<Summary> {
-        let mut s = Summary::of(values)?;
-        if values.iter().all(|&v| v >= 0.0) {
-            s.ci = s.ci.map(|(lo, hi)| (lo.max(0.0), hi));
-        }
-        Some(s)
+        Summary::of_measured_at(values, ALPHA)
     }
 
-    /// `of`, with a `1 − alpha` interval in place of the 95 % one (`alpha` = 0.05 gives `of`'s):
-    /// claims judged at several looks of a sequential run use a Bonferroni-corrected level.
-    pub fn of_at(values: &[f64], alpha: f64) -> Option<Summary> {
-        let mut s = Summary::of(values)?;
-        if s.n >= 2 && alpha != ALPHA {
-            let sd = s.cv.map(|cv| cv * s.mean.abs()).unwrap_or_else(|| sd_of(values, s.mean));
-            let half = t_quantile(s.n - 1, alpha) * sd / (s.n as f64).sqrt();
-            s.ci = Some((s.mean - half, s.mean + half));
+    /// `of_measured` with a `1 − alpha` interval.
+    pub fn of_measured_at(values: &[f64], alpha: f64) -> Option<Summary> {
+        let mut s = Summary::of_at(values, alpha)?;
+        if values.iter().all(|&v| v >= 0.0) {
+            s.ci = s.ci.map(|(lo, hi)| (lo.max(0.0), hi));
         }
         Some(s)
     }
@@ -69,10 +70,6 @@ impl Summary {
 
 /// The error rate of every interval the report shows: 95 % intervals.
 pub const ALPHA: f64 = 0.05;
-
-fn sd_of(values: &[f64], mean: f64) -> f64 {
-    (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (values.len() - 1) as f64).sqrt()
-}
 
 /// The two-sided `1 − alpha` quantile of Student's t with `df` degrees of freedom
 /// (`t_quantile(df, 0.05)` agrees with `t95` to its three decimals).

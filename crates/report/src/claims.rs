@@ -2,7 +2,7 @@
 //! interval, ours over the study's, and the verdict; every case of a claim that ranges over
 //! cases; `claims.csv` and `claim_cases.csv`.
 
-use wirebench_core::claims::{Case, Judged, Reason, Verdict, SIZE_TOLERANCE};
+use wirebench_core::claims::{tolerance, Case, Judged, Reason, Verdict, SIZE_TOLERANCE};
 use wirebench_core::schema::{Sequential, SequentialStop};
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::Claim;
@@ -180,11 +180,6 @@ fn value_cell(c: &Claim, value: Option<f64>, interval: Option<(f64, f64)>) -> Ce
         Some((lo, hi)) => cell.ci(numbers::interval(lo, hi, |v| claim_value(c, v))),
         None => cell,
     }
-}
-
-/// The claim's size band: its own, or the default.
-fn tolerance(c: &Claim) -> f64 {
-    c.tolerance.unwrap_or(SIZE_TOLERANCE)
 }
 
 /// Our value of a judged claim: a ratio (`2.00×`) when the claim divides two scenarios,
