@@ -327,16 +327,20 @@ impl Ctx<'_> {
         let started = Instant::now();
         let mut rounds = Vec::new();
         let mut repeat = profile.repeats;
-        let stopped = loop {
+        // The last look's undecided claims are the run's: judged once per look, never again.
+        let (stopped, undecided) = loop {
             let undecided = self.undecided(alpha)?;
-            if undecided.is_empty() {
-                break SequentialStop::Decided;
-            }
-            if repeat >= limits.max_repeats {
-                break SequentialStop::MaxRepeats;
-            }
-            if started.elapsed().as_secs_f64() >= limits.budget_s {
-                break SequentialStop::Budget;
+            let stop = if undecided.is_empty() {
+                Some(SequentialStop::Decided)
+            } else if repeat >= limits.max_repeats {
+                Some(SequentialStop::MaxRepeats)
+            } else if started.elapsed().as_secs_f64() >= limits.budget_s {
+                Some(SequentialStop::Budget)
+            } else {
+                None
+            };
+            if let Some(stop) = stop {
+                break (stop, undecided);
             }
             repeat += 1;
             let wanted: Vec<&str> = undecided.iter().flat_map(|(_, ids)| ids.iter().map(String::as_str)).collect();
@@ -351,7 +355,7 @@ impl Ctx<'_> {
                 })
                 .collect();
             if rows.is_empty() && drivers.is_empty() {
-                break SequentialStop::Decided;
+                break (SequentialStop::Decided, undecided);
             }
             let round_started = Instant::now();
             self.total += rows.len() + drivers.len();
@@ -367,7 +371,7 @@ impl Ctx<'_> {
                 duration_s: round_started.elapsed().as_secs_f64(),
             });
         };
-        let undecided = self.undecided(alpha)?.into_iter().map(|(id, _)| id).collect();
+        let undecided = undecided.into_iter().map(|(id, _)| id).collect();
         Ok(Sequential {
             min_repeats: profile.repeats,
             max_repeats: limits.max_repeats,
