@@ -92,7 +92,7 @@ struct Answer {
     content_type: Option<http::HeaderValue>,
     cache_control: Option<&'static str>,
     /// The methods a 405 names (RFC 9110 §15.5.6: the `Allow` header is required).
-    allow: Option<&'static str>,
+    allow: Option<String>,
     body: Box<dyn Iterator<Item = Bytes> + Send>,
 }
 
@@ -149,13 +149,14 @@ async fn route(request: &Request<()>, stream: &mut Stream) -> Result<Answer, h3:
     let path = request.uri().path();
     let query = request.uri().query().unwrap_or("");
     let method = request.method();
-    let (allowed, allow): (&[Method], _) = match path {
-        "/echo" => (&[Method::POST], "POST"),
-        "/health" | "/hol" | "/stream" | "/sse" => (&[Method::GET, Method::HEAD], "GET, HEAD"),
-        p if p.starts_with("/payload/") => (&[Method::GET, Method::HEAD], "GET, HEAD"),
+    let allowed: &[Method] = match path {
+        "/echo" => &[Method::POST],
+        "/health" | "/hol" | "/stream" | "/sse" => &[Method::GET, Method::HEAD],
+        p if p.starts_with("/payload/") => &[Method::GET, Method::HEAD],
         _ => return Ok(Answer::empty(StatusCode::NOT_FOUND)),
     };
     if !allowed.contains(method) {
+        let allow = allowed.iter().map(Method::as_str).collect::<Vec<_>>().join(", ");
         return Ok(Answer { allow: Some(allow), ..Answer::empty(StatusCode::METHOD_NOT_ALLOWED) });
     }
     Ok(match path {
