@@ -194,6 +194,13 @@ pub struct ClaimsFrom {
     pub published: Vec<PublishedTable>,
 }
 
+impl ClaimsFrom {
+    /// The claims and tables of `suite`, loaded from `file`.
+    pub fn of(file: String, suite: Suite) -> ClaimsFrom {
+        ClaimsFrom { file, claims: suite.claims, published: suite.published }
+    }
+}
+
 /// `Results::read`, with a missing `run.json` reported as "not a results directory".
 pub fn read_results(dir: &Path) -> Result<Results, ReportError> {
     let run = dir.join(RUN_FILE);

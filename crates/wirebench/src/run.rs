@@ -23,11 +23,7 @@ pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_repo
     }
     let root = suite::project_root(suites_dir)?;
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
-    Ok(wirebench_report::ClaimsFrom {
-        file: path.display().to_string(),
-        claims: suite.claims,
-        published: suite.published,
-    })
+    Ok(wirebench_report::ClaimsFrom::of(path.display().to_string(), suite))
 }
 
 /// Runs the suite; returns how many scenarios failed.

@@ -55,11 +55,7 @@ fn command(line: &str, doc: &Path) -> Block {
             "--claims" => {
                 let suite = Suite::load(&root().join(&value), &root(), &wirebench_load::Registry)
                     .unwrap_or_else(|e| panic!("{}: `{line}`: {e}", doc.display()));
-                block.claims = Some(wirebench_report::ClaimsFrom {
-                    file: value,
-                    claims: suite.claims,
-                    published: suite.published,
-                });
+                block.claims = Some(wirebench_report::ClaimsFrom::of(value, suite));
             }
             _ => panic!("{}: `{line}`: unknown flag {flag}", doc.display()),
         }
