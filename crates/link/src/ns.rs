@@ -1,0 +1,87 @@
+//! Network namespaces the run creates and holds by file descriptor only (never named under
+//! /run/netns): a namespace lives while an fd or a process holds it, so when the run ends — or
+//! is killed, even by SIGKILL — the kernel removes it with the last process inside, and nothing
+//! is left for a next start to clean.
+
+use std::fs::File;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+use nix::sched::{setns, unshare, CloneFlags};
+
+/// A network namespace, held open.
+#[derive(Debug)]
+pub struct Ns(OwnedFd);
+
+impl Ns {
+    /// A new, empty namespace (only `lo`, down). Made on a thread of its own that ends after,
+    /// since `unshare` moves the calling thread; the caller's namespace is untouched.
+    pub fn new() -> io::Result<Ns> {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                unshare(CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+                Ok(Ns(File::open("/proc/thread-self/ns/net")?.into()))
+            })
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("namespace thread panicked")))
+        })
+    }
+
+    /// Runs `f` on a thread inside this namespace and returns what it returns. Sockets and
+    /// devices `f` creates stay in the namespace wherever they are used later; processes it
+    /// spawns start there.
+    pub fn run<T: Send>(&self, f: impl FnOnce() -> T + Send) -> io::Result<T> {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                setns(self.0.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+                Ok(f())
+            })
+            .join()
+            .unwrap_or_else(|_| Err(io::Error::other("thread in a link namespace panicked")))
+        })
+    }
+
+    /// Makes `cmd` start its process in this namespace.
+    pub fn enter_on_spawn(&self, cmd: &mut Command) {
+        let fd = self.0.as_raw_fd();
+        // SAFETY: setns(2) is async-signal-safe and touches only the child, between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+
+    /// The namespace's inode number, as `lsns` and /proc/PID/ns/net show it.
+    pub fn inode(&self) -> io::Result<u64> {
+        use std::os::unix::fs::MetadataExt;
+        Ok(File::from(self.0.try_clone()?).metadata()?.ino())
+    }
+}
+
+/// Runs `argv` (iproute2's `ip`, a sysctl write) in the current thread's namespace; one-line error.
+pub(crate) fn ip(args: &[&str]) -> io::Result<()> {
+    let out = Command::new("ip").args(args).output().map_err(|e| {
+        if e.kind() == io::ErrorKind::NotFound {
+            io::Error::new(e.kind(), "`ip` (iproute2) is not installed")
+        } else {
+            e
+        }
+    })?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        return Err(io::Error::other(format!("ip {}: {}", args.join(" "), err.trim())));
+    }
+    Ok(())
+}
+
+/// Sets a sysctl of the current thread's namespace (`net.ipv4.conf.all.route_localnet`).
+pub(crate) fn sysctl(key: &str, value: &str) -> io::Result<()> {
+    let path = format!("/proc/sys/{}", key.replace('.', "/"));
+    std::fs::write(&path, value).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
+}
