@@ -1,6 +1,8 @@
 //! The documents' numbers regenerate: every block between
 //! `<!-- wirebench report DIR --markdown [--claims SUITE] [--section ID]… -->` and `<!-- end of wirebench report -->`
-//! in README.md and docs/ must be what that command prints for the committed results directory.
+//! in README.md and docs/ must be what that command prints for the committed results directory,
+//! and every block between `<!-- bench/peers --render FILE… -->` and `<!-- end of bench/peers -->`
+//! what the peers script renders from the rounds it kept in bench/results/.
 //! `make docs` (WIREBENCH_BLESS=1) writes the blocks anew; otherwise a stale block fails the test
 //! (rust_serialization_benchmark's regenerate-then-`git diff --exit-code`, as a test).
 
@@ -10,6 +12,23 @@ use wirebench_core::suite::Suite;
 
 const OPEN: &str = "<!-- wirebench report ";
 const CLOSE: &str = "<!-- end of wirebench report -->";
+const PEERS_OPEN: &str = "<!-- bench/peers --render ";
+const PEERS_CLOSE: &str = "<!-- end of bench/peers -->";
+
+/// What `bench/peers --render FILE…` prints, run from the repository's root as the line names it.
+fn peers_table(line: &str, doc: &Path) -> String {
+    let files: Vec<&str> = line.trim_start_matches(PEERS_OPEN).trim_end_matches("-->").split_whitespace().collect();
+    assert!(!files.is_empty(), "{}: `{line}` names no file", doc.display());
+    let out = std::process::Command::new("python3")
+        .arg("bench/peers")
+        .arg("--render")
+        .args(&files)
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("{}: python3 bench/peers: {e}", doc.display()));
+    assert!(out.status.success(), "{}: `{line}`: {}", doc.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
@@ -70,21 +89,26 @@ fn regenerate(text: &str, doc: &Path) -> String {
     while let Some(line) = lines.next() {
         out.push_str(line);
         out.push('\n');
-        if line.starts_with(OPEN) {
+        let (md, close) = if line.starts_with(OPEN) {
             let b = command(line, doc);
             let md = wirebench_report::markdown_with(&b.dir, &b.sections, b.claims.as_ref())
                 .unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
-            out.push('\n');
-            out.push_str(md.trim_end());
-            out.push_str("\n\n");
-            // Skip the old block up to its end marker.
-            loop {
-                let l = lines.next().unwrap_or_else(|| panic!("{}: `{line}` has no `{CLOSE}`", doc.display()));
-                if l == CLOSE {
-                    out.push_str(CLOSE);
-                    out.push('\n');
-                    break;
-                }
+            (md, CLOSE)
+        } else if line.starts_with(PEERS_OPEN) {
+            (peers_table(line, doc), PEERS_CLOSE)
+        } else {
+            continue;
+        };
+        out.push('\n');
+        out.push_str(md.trim_end());
+        out.push_str("\n\n");
+        // Skip the old block up to its end marker.
+        loop {
+            let l = lines.next().unwrap_or_else(|| panic!("{}: `{line}` has no `{close}`", doc.display()));
+            if l == close {
+                out.push_str(close);
+                out.push('\n');
+                break;
             }
         }
     }
@@ -98,7 +122,7 @@ fn generated_blocks_match_their_committed_results() {
     let mut blocks = 0;
     for doc in documents(&root()) {
         let text = std::fs::read_to_string(&doc).unwrap();
-        blocks += text.lines().filter(|l| l.starts_with(OPEN)).count();
+        blocks += text.lines().filter(|l| l.starts_with(OPEN) || l.starts_with(PEERS_OPEN)).count();
         let fresh = regenerate(&text, &doc);
         if fresh != text {
             if bless {
