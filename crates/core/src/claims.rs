@@ -303,6 +303,7 @@ mod tests {
             lang: "rust".into(),
             lab: "protocols".into(),
             transport: None,
+            net: None,
             protocol: None,
             format: None,
             params: BTreeMap::new(),
@@ -312,6 +313,7 @@ mod tests {
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],
             instrument_bound: false,
+            net_bound: false,
             steps: vec![],
         }
     }

@@ -131,6 +131,8 @@ pub struct ScenarioSummary {
     /// A load row's transport (`h1`, `h2c`, `h2+tls`, `h3`, ...): the load engine's rows have
     /// one, a harness's rows (in-process, browser) none.
     pub transport: Option<String>,
+    /// The network link the rows crossed (`rtt=40ms,loss=1%`); `None` on loopback.
+    pub net: Option<String>,
     pub protocol: Option<String>,
     pub format: Option<String>,
     pub params: BTreeMap<String, serde_json::Value>,
@@ -143,6 +145,8 @@ pub struct ScenarioSummary {
     /// Median latency curve over the repeats (the repeat with the median p99).
     pub latency_curve: Vec<(f64, u64)>,
     pub instrument_bound: bool,
+    /// Some ok repeat crossed a link whose forwarder fell behind (`net_bound`).
+    pub net_bound: bool,
     /// A thread group's steps, by label, over the ok repeats (empty for other rows).
     pub steps: Vec<StepSummary>,
 }
@@ -306,6 +310,7 @@ impl ScenarioSummary {
             lang: first.lang.clone(),
             lab: first.lab.clone().unwrap_or_else(|| suite.to_string()),
             transport: first.transport.clone().or_else(|| legacy_transport(first)),
+            net: first.net.clone(),
             protocol: first.protocol.clone(),
             format: first.format.clone(),
             params: first.params.clone(),
@@ -315,6 +320,7 @@ impl ScenarioSummary {
             by_repeat,
             latency_curve,
             instrument_bound: ok.iter().any(|m| m.metrics.instrument_bound == Some(true)),
+            net_bound: ok.iter().any(|m| m.metrics.net_bound == Some(true)),
         }
     }
 

@@ -18,6 +18,7 @@ use crate::schema::{
 };
 use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite, UntilDecided};
 use crate::supervisor::{Launcher, RunningSubject};
+use wirebench_link::{Link, LinkStats, NetSpec};
 
 /// A repeat fails when more than this share of its requests got a wrong answer.
 pub const MAX_ERROR_RATE: f64 = 0.01;
@@ -258,36 +259,90 @@ impl Ctx<'_> {
         launcher: &dyn Launcher,
     ) -> Result<(), RunError> {
         let (suite, opts) = (self.suite, self.opts);
-        let mut subjects: Vec<&str> = Vec::new();
+        // A subject on loopback, or behind one link setting: each is started on its own.
+        let mut units: Vec<(&str, Option<&NetSpec>)> = Vec::new();
         for s in scenarios {
-            if !subjects.contains(&s.subject.as_str()) {
-                subjects.push(&s.subject);
+            if !units.contains(&(s.subject.as_str(), s.net.as_ref())) {
+                units.push((&s.subject, s.net.as_ref()));
             }
         }
         let mut services = Services::default();
-        for (i, &name) in subjects.iter().enumerate() {
-            let mine: Vec<&Scenario> = scenarios.iter().copied().filter(|s| s.subject == name).collect();
-            let spec = &suite.subjects[name];
-            match start_subject(name, suite, opts, &mut services, launcher) {
-                Err(e) => {
-                    for s in mine {
-                        self.index += 1;
-                        self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
-                        self.write(self.row(s, 0, Err(e.clone())))?;
-                    }
+        for (i, &(name, net)) in units.iter().enumerate() {
+            let mine: Vec<&Scenario> =
+                scenarios.iter().copied().filter(|s| s.subject == name && s.net.as_ref() == net).collect();
+            match net {
+                None => {
+                    let started = start_subject(name, suite, opts, &mut services, launcher);
+                    self.run_subject(name, started, &services, &mine, &repeats, None)?;
                 }
-                Ok(mut subject) => {
-                    let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
-                    for s in mine {
-                        self.index += 1;
-                        self.scenario(s, &server, repeats.clone())?;
-                    }
-                    subject.stop();
-                }
+                Some(net) => self.behind_link(name, net, &mine, &repeats, launcher)?,
             }
-            let later: Vec<&String> = subjects[i + 1..].iter().flat_map(|n| &suite.subjects[*n].services).collect();
+            let later: Vec<&String> = units[i + 1..]
+                .iter()
+                .filter(|(_, net)| net.is_none())
+                .flat_map(|(n, _)| &suite.subjects[*n].services)
+                .collect();
             services.stop_unused(&later);
         }
+        services.stop_unused(&[]);
+        Ok(())
+    }
+
+    /// Runs `mine`, the rows of subject `name`, on it once it has `started` (or fails each row
+    /// with the reason it did not), then stops it.
+    fn run_subject(
+        &mut self,
+        name: &str,
+        started: Result<Box<dyn RunningSubject>, String>,
+        services: &Services,
+        mine: &[&Scenario],
+        repeats: &RangeInclusive<u32>,
+        link: Option<&Link>,
+    ) -> Result<(), RunError> {
+        match started {
+            Err(e) => {
+                for s in mine {
+                    self.index += 1;
+                    self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
+                    self.write(self.row(s, 0, Err(e.clone())))?;
+                }
+            }
+            Ok(mut subject) => {
+                let spec = &self.suite.subjects[name];
+                let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
+                for s in mine {
+                    self.index += 1;
+                    self.scenario(s, &server, repeats.clone(), link)?;
+                }
+                subject.stop();
+            }
+        }
+        Ok(())
+    }
+
+    /// Rows behind a network link: a link of their own, the subject and its services started
+    /// inside its server namespace (services of their own, not shared with loopback rows), the
+    /// load sent from its client namespace. Without root or namespaces each row fails with the
+    /// reason, and the rest of the suite runs.
+    fn behind_link(
+        &mut self,
+        name: &str,
+        net: &NetSpec,
+        mine: &[&Scenario],
+        repeats: &RangeInclusive<u32>,
+        launcher: &dyn Launcher,
+    ) -> Result<(), RunError> {
+        let link = Link::up(net).map_err(|e| e.to_string());
+        let mut services = Services::default();
+        let started = match &link {
+            Err(e) => Err(e.clone()),
+            Ok(link) => match link.server().map(|ns| ns.enter()) {
+                Some(Ok(_inside)) => start_subject(name, self.suite, self.opts, &mut services, launcher),
+                Some(Err(e)) => Err(format!("cannot enter the link's server namespace: {e}")),
+                None => Err("the link has no server namespace".into()),
+            },
+        };
+        self.run_subject(name, started, &services, mine, repeats, link.as_ref().ok())?;
         services.stop_unused(&[]);
         Ok(())
     }
@@ -407,8 +462,20 @@ impl Ctx<'_> {
             .collect())
     }
 
-    fn scenario(&mut self, s: &Scenario, server: &Server, repeats: RangeInclusive<u32>) -> Result<(), RunError> {
+    fn scenario(
+        &mut self,
+        s: &Scenario,
+        server: &Server,
+        repeats: RangeInclusive<u32>,
+        link: Option<&Link>,
+    ) -> Result<(), RunError> {
         self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
+        // Behind a link this thread sends from the client namespace for the whole row: the load's
+        // threads start here and so start there too.
+        let _in_client = match link.map(|l| l.client().enter()).transpose() {
+            Ok(g) => g,
+            Err(e) => return self.write(self.row(s, 0, Err(format!("cannot enter the link's client namespace: {e}")))),
+        };
         let Some(port) = server.port(s.port_name()) else {
             let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
             return self.write(self.row(s, 0, Err(e)));
@@ -429,15 +496,29 @@ impl Ctx<'_> {
             self.progress.phase(Some(repeat));
             self.progress.live().store(0, Ordering::Relaxed);
             let sampler = Sampler::start(server.subject.pid(), server.service_pids());
+            let link_before = link.map(Link::stats);
             let own_before = machine::own_cpu_s();
             let result = self.executor.measure(s, &plan, &target, self.progress.live());
-            let instrument_cpu_s = machine::own_cpu_s() - own_before;
+            let mut instrument_cpu_s = machine::own_cpu_s() - own_before;
             let server_use = sampler.finish();
+            // The forwarder's threads are in this process: their CPU is the link's, not the instrument's.
+            let crossed = link.zip(link_before).map(|(l, before)| l.stats().since(&before));
+            if let Some(c) = &crossed {
+                instrument_cpu_s -= c.cpu().as_secs_f64();
+            }
             let row = match result {
                 Err(e) => self.row(s, repeat, Err(e)),
                 Ok(r) => {
                     let load = Load { cpu_s: instrument_cpu_s, cpus: self.load_cpus() };
-                    self.row(s, repeat, Ok(metrics(&r, &server_use, &load))).with_errors(&r)
+                    let mut m = metrics(&r, &server_use, &load);
+                    if let Some(c) = &crossed {
+                        link_metrics(&mut m, c);
+                        // Across a link both sides mostly wait on the network (40 ms of round
+                        // trip: 0.02–0.3 CPU-s each per 5 s row), so "more CPU than the server"
+                        // says nothing about who set the pace; only saturation does.
+                        m.instrument_bound = Some(load.saturated(r.duration.as_secs_f64()));
+                    }
+                    self.row(s, repeat, Ok(m)).with_errors(&r)
                 }
             };
             let failed = row.status == Status::Failed;
@@ -476,6 +557,7 @@ impl Ctx<'_> {
                     // A transport marks a row of the load engine (the report's scenarios
                     // table); a harness's rows are the harness's, whatever it printed.
                     transport: None,
+                    net: None,
                     // Repeat 0 is a harness's verification or warm-up row.
                     repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
                     ..m
@@ -509,6 +591,7 @@ impl Ctx<'_> {
             lang: h.lang.clone(),
             lab: Some(self.suite.harness_lab(h).to_string()),
             transport: None,
+            net: None,
             protocol: None,
             format: None,
             params: BTreeMap::new(),
@@ -558,6 +641,7 @@ impl Ctx<'_> {
             lang: spec.lang.clone(),
             lab: Some(self.suite.scenario_lab(s).to_string()),
             transport: Some(s.labels.get("transport").cloned().unwrap_or_else(|| self.executor.transport(s))),
+            net: s.net.as_ref().map(ToString::to_string),
             protocol: Some(s.driver.clone()),
             format: None,
             params,
@@ -609,7 +693,12 @@ impl Load {
     /// The instrument may have set the pace: it used more CPU than the server side, or (when
     /// both sides are busy, as with QUIC's per-packet encryption) nearly all of its own CPUs.
     fn bound(&self, server_cpu_s: Option<f64>, secs: f64) -> bool {
-        server_cpu_s.is_some_and(|s| self.cpu_s > s) || self.cpu_s >= SATURATED * self.cpus as f64 * secs
+        server_cpu_s.is_some_and(|s| self.cpu_s > s) || self.saturated(secs)
+    }
+
+    /// Nearly all of its CPUs' time.
+    fn saturated(&self, secs: f64) -> bool {
+        self.cpu_s >= SATURATED * self.cpus as f64 * secs
     }
 }
 
@@ -641,6 +730,20 @@ fn metrics(r: &LoadResult, server: &ServerUse, load: &Load) -> Metrics {
         ..Default::default()
     }
 }
+
+/// A link's share of one measurement.
+fn link_metrics(m: &mut Metrics, c: &LinkStats) {
+    let packets = c.up.counters.packets + c.down.counters.packets;
+    let late = c.up.late + c.down.late;
+    m.net_forwarder_cpu_s = Some(c.cpu().as_secs_f64());
+    m.net_lost = Some(c.up.counters.lost + c.down.counters.lost);
+    m.net_overflow = Some(c.up.counters.overflow + c.down.counters.overflow);
+    m.net_late = Some(late);
+    m.net_bound = Some(late as f64 > NET_LATE_SHARE * packets as f64);
+}
+
+/// Share of packets written over 1 ms late from which the forwarder counts as behind.
+const NET_LATE_SHARE: f64 = 0.01;
 
 /// The subject of the rows being run, and the services it uses.
 struct Server<'a> {

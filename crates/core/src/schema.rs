@@ -33,6 +33,10 @@ pub struct Measurement {
     /// Absent for in-process rows and in lines of older runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transport: Option<String>,
+    /// The network link between the load and the subject (`rtt=40ms,loss=1%`); absent on
+    /// loopback, as in every row before links existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<String>,
     /// Load driver id (`http1`, `http2`, ...) for load scenarios.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
@@ -130,6 +134,23 @@ pub struct Metrics {
     /// of its own CPUs' time: the number may measure the instrument rather than the subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrument_bound: Option<bool>,
+    /// Rows across a network link: the forwarder's CPU seconds during the measurement (it runs
+    /// in the instrument's process, on the instrument's CPUs; `instrument_cpu_s` leaves it out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_forwarder_cpu_s: Option<f64>,
+    /// Packets the link's loss model dropped, both directions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_lost: Option<u64>,
+    /// Packets dropped because a direction's queue was full (the rate's drop-tail).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_overflow: Option<u64>,
+    /// Packets the forwarder wrote more than 1 ms after they were due.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_late: Option<u64>,
+    /// True when the forwarder fell behind (more than 1 % of packets over 1 ms late): the link
+    /// was slower than its settings, so the row measures the forwarder as much as the subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_bound: Option<bool>,
     /// Further numeric metrics of in-process harnesses (`size_gzip_bytes`, `alloc_bytes`, ...).
     #[serde(default, flatten)]
     pub extra: BTreeMap<String, f64>,
@@ -277,6 +298,7 @@ mod tests {
             lang: "rust".into(),
             lab: Some("protocols".into()),
             transport: Some("h1".into()),
+            net: None,
             protocol: Some("http1".into()),
             format: None,
             params: BTreeMap::new(),

@@ -87,6 +87,8 @@ pub struct Goodput {
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
     pub link: String,
+    /// The client's and the server's addresses on the link.
+    pub addrs: (String, String),
     pub rtt_set_ms: f64,
     pub loss_set: f64,
     pub rate_set_mbit: Option<f64>,
@@ -114,7 +116,7 @@ struct Echo {
 
 impl Echo {
     fn start(link: &Link) -> io::Result<Echo> {
-        let socket = link.server().run(|| UdpSocket::bind("127.0.0.1:0"))??;
+        let socket = link.run_server(|| UdpSocket::bind("127.0.0.1:0"))??;
         socket.set_read_timeout(Some(Duration::from_millis(50)))?;
         let port = socket.local_addr()?.port();
         let loss_probes = Arc::new(AtomicU64::new(0));
@@ -232,8 +234,10 @@ pub fn check(link: &Link, opts: &CheckOptions) -> io::Result<CheckReport> {
         None => None,
     };
     let stats: LinkStats = link.stats().since(&before);
+    let (c, s) = link.addrs();
     Ok(CheckReport {
         link: spec.to_string(),
+        addrs: (c.to_string(), s.to_string()),
         rtt_set_ms: spec.rtt_ms,
         loss_set: spec.loss,
         rate_set_mbit: spec.rate_mbit,
@@ -250,7 +254,7 @@ pub fn check(link: &Link, opts: &CheckOptions) -> io::Result<CheckReport> {
 /// TCP from the client to the server for `seconds`; goodput measured at the receiver after the
 /// first second (slow start).
 fn transfer(link: &Link, seconds: f64, rate: f64) -> io::Result<Goodput> {
-    let listener = link.server().run(|| TcpListener::bind("127.0.0.1:0"))??;
+    let listener = link.run_server(|| TcpListener::bind("127.0.0.1:0"))??;
     let port = listener.local_addr()?.port();
     let total = Duration::from_secs_f64(seconds + 1.0);
     let sender = link.client().run(|| TcpStream::connect(("127.0.0.1", port)))??;
@@ -292,7 +296,7 @@ impl CheckReport {
     /// The table `wirebench net check` prints: what was set beside what was observed.
     pub fn render(&self) -> String {
         let pct = |x: f64| format!("{:.2} %", x * 100.0);
-        let mut out = format!("link {} (client {} ⇄ server {})\n", self.link, crate::CLIENT_ADDR, crate::SERVER_ADDR);
+        let mut out = format!("link {} (client {} ⇄ server {})\n", self.link, self.addrs.0, self.addrs.1);
         out += &format!("{:<24} {:>12}  {}\n", "", "set", "observed");
         out += &format!(
             "{:<24} {:>12}  {:.2} ms (p99 {:.2} ms, min {:.2} ms; {} of {} probes answered)\n",

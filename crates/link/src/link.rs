@@ -9,6 +9,12 @@
 //! and the server side accepts loopback addresses arriving on the link (`route_localnet`), so a
 //! load generator in the client namespace reaches `127.0.0.1:PORT` across the link with the same
 //! URL it uses without one.
+//!
+//! [`Link::to_host`] is the same link with this host's own namespace as the server side, for
+//! `wirebench load --net` against a server the user started: its device lives in the host's
+//! namespace only as long as the link (a TUN device without `persist` goes with its last fd, so
+//! a SIGKILL removes it too), with an address of its own from 198.19.0.0/16 per process, and
+//! `route_localnet` set on that device alone.
 
 use std::collections::VecDeque;
 use std::io;
@@ -95,7 +101,9 @@ impl LinkStats {
 pub struct Link {
     spec: NetSpec,
     client: Ns,
-    server: Ns,
+    /// `None` when the server side is this host's own namespace.
+    server: Option<Ns>,
+    addrs: (String, String),
     stop: Arc<AtomicBool>,
     wake: RawFd,
     live: [Arc<Live>; 2],
@@ -108,37 +116,53 @@ impl Link {
     /// Creates both namespaces, their devices and routes, and starts the forwarders.
     pub fn up(spec: &NetSpec) -> Result<Link, LinkError> {
         spec.check().map_err(LinkError)?;
-        let new_ns = || {
-            Ns::new().map_err(|e| match e.raw_os_error() {
-                Some(libc::EPERM) => LinkError("network namespaces need root (unshare: permission denied)".into()),
-                _ => LinkError::at("unshare", e),
-            })
-        };
         let client = new_ns()?;
         let server = new_ns()?;
-        let client_dev = client
-            .run(|| -> io::Result<tun::Device> {
-                no_ipv6()?;
-                let dev = device(CLIENT_DEV, CLIENT_ADDR, SERVER_ADDR)?;
-                // Loopback stays down: 127.0.0.0/8 goes over the link instead.
-                sysctl(&format!("net.ipv4.conf.{CLIENT_DEV}.route_localnet"), "1")?;
-                sysctl("net.ipv4.conf.all.route_localnet", "1")?;
-                ip(&["route", "add", "127.0.0.0/8", "dev", CLIENT_DEV, "src", CLIENT_ADDR])?;
-                Ok(dev)
-            })
-            .and_then(|r| r)
-            .map_err(|e| LinkError::at("client namespace", e))?;
+        let client_dev = client_side(&client, CLIENT_ADDR, SERVER_ADDR)?;
         let server_dev = server
             .run(|| -> io::Result<tun::Device> {
                 no_ipv6()?;
                 let dev = device(SERVER_DEV, SERVER_ADDR, CLIENT_ADDR)?;
                 ip(&["link", "set", "lo", "up"])?;
                 sysctl(&format!("net.ipv4.conf.{SERVER_DEV}.route_localnet"), "1")?;
-                sysctl("net.ipv4.conf.all.route_localnet", "1")?;
                 Ok(dev)
             })
             .and_then(|r| r)
             .map_err(|e| LinkError::at("server namespace", e))?;
+        Self::start(spec, client, Some(server), (CLIENT_ADDR.into(), SERVER_ADDR.into()), client_dev, server_dev)
+    }
+
+    /// A client namespace linked to this host's own namespace, whose loopback the client then
+    /// reaches across the link.
+    pub fn to_host(spec: &NetSpec) -> Result<Link, LinkError> {
+        spec.check().map_err(LinkError)?;
+        let client = new_ns()?;
+        // An address pair and a device name of this process's own, so two runs never meet.
+        let n = std::process::id() % 16_384;
+        let (c, s) = (format!("198.19.{}.{}", n / 64, n % 64 * 4 + 1), format!("198.19.{}.{}", n / 64, n % 64 * 4 + 2));
+        let name = format!("wb{}", std::process::id());
+        let client_dev = client_side(&client, &c, &s)?;
+        let host_dev = (|| -> io::Result<tun::Device> {
+            let dev = device(&name, &s, &c)?;
+            sysctl(&format!("net.ipv4.conf.{name}.route_localnet"), "1")?;
+            match sysctl(&format!("net.ipv6.conf.{name}.disable_ipv6"), "1") {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                other => other?,
+            }
+            Ok(dev)
+        })()
+        .map_err(|e| LinkError::at("host side", e))?;
+        Self::start(spec, client, None, (c, s), client_dev, host_dev)
+    }
+
+    fn start(
+        spec: &NetSpec,
+        client: Ns,
+        server: Option<Ns>,
+        addrs: (String, String),
+        client_dev: tun::Device,
+        server_dev: tun::Device,
+    ) -> Result<Link, LinkError> {
         for d in [&client_dev, &server_dev] {
             d.set_nonblock().map_err(|e| LinkError::at("device", e))?;
         }
@@ -151,7 +175,9 @@ impl Link {
         let live = [Arc::new(Live::default()), Arc::new(Live::default())];
         let (c, s) = (client_dev.as_raw_fd(), server_dev.as_raw_fd());
         let mut threads = Vec::new();
-        for (i, (name, from, to)) in [("wirebench-link-up", c, s), ("wirebench-link-down", s, c)].into_iter().enumerate() {
+        for (i, (name, from, to)) in
+            [("wirebench-link-up", c, s), ("wirebench-link-down", s, c)].into_iter().enumerate()
+        {
             let shaper = Shaper::new(spec, 0x5eed + i as u64);
             let (stop, live) = (stop.clone(), live[i].clone());
             let t = std::thread::Builder::new()
@@ -160,7 +186,22 @@ impl Link {
                 .map_err(|e| LinkError::at("thread", e))?;
             threads.push(t);
         }
-        Ok(Link { spec: spec.clone(), client, server, stop, wake, live, threads, _devices: [client_dev, server_dev] })
+        Ok(Link {
+            spec: spec.clone(),
+            client,
+            server,
+            addrs,
+            stop,
+            wake,
+            live,
+            threads,
+            _devices: [client_dev, server_dev],
+        })
+    }
+
+    /// The client's and the server's addresses on the link.
+    pub fn addrs(&self) -> (&str, &str) {
+        (&self.addrs.0, &self.addrs.1)
     }
 
     pub fn spec(&self) -> &NetSpec {
@@ -172,9 +213,17 @@ impl Link {
         &self.client
     }
 
-    /// The subject's and its services' side.
-    pub fn server(&self) -> &Ns {
-        &self.server
+    /// The subject's and its services' side; `None` when it is this host's own namespace.
+    pub fn server(&self) -> Option<&Ns> {
+        self.server.as_ref()
+    }
+
+    /// Runs `f` on the server side: in its namespace, or here for a link to this host.
+    pub fn run_server<T: Send>(&self, f: impl FnOnce() -> T + Send) -> io::Result<T> {
+        match &self.server {
+            Some(ns) => ns.run(f),
+            None => Ok(f()),
+        }
     }
 
     pub fn stats(&self) -> LinkStats {
@@ -205,6 +254,28 @@ impl Drop for Link {
         // SAFETY: the fd is ours and every thread using it has ended.
         unsafe { libc::close(self.wake) };
     }
+}
+
+fn new_ns() -> Result<Ns, LinkError> {
+    Ns::new().map_err(|e| match e.raw_os_error() {
+        Some(libc::EPERM) => LinkError("network namespaces need root (unshare: permission denied)".into()),
+        _ => LinkError::at("unshare", e),
+    })
+}
+
+/// The client namespace's device, and its route for 127.0.0.0/8 over the link (its own loopback
+/// stays down).
+fn client_side(client: &Ns, addr: &str, peer: &str) -> Result<tun::Device, LinkError> {
+    client
+        .run(|| -> io::Result<tun::Device> {
+            no_ipv6()?;
+            let dev = device(CLIENT_DEV, addr, peer)?;
+            sysctl(&format!("net.ipv4.conf.{CLIENT_DEV}.route_localnet"), "1")?;
+            ip(&["route", "add", "127.0.0.0/8", "dev", CLIENT_DEV, "src", addr])?;
+            Ok(dev)
+        })
+        .and_then(|r| r)
+        .map_err(|e| LinkError::at("client namespace", e))
 }
 
 /// IPv4 only: IPv6's own chatter (router and multicast listener solicitations) would cross the

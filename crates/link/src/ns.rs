@@ -43,6 +43,15 @@ impl Ns {
         })
     }
 
+    /// Moves the calling thread into this namespace until the guard drops, then back. Threads
+    /// and processes it starts meanwhile start here; sockets it opens stay here. For code that
+    /// cannot hand its work to another thread (a subject's supervisor, a load engine's run).
+    pub fn enter(&self) -> io::Result<Entered> {
+        let home = File::open("/proc/thread-self/ns/net")?;
+        setns(self.0.as_fd(), CloneFlags::CLONE_NEWNET).map_err(io::Error::from)?;
+        Ok(Entered(home.into()))
+    }
+
     /// Makes `cmd` start its process in this namespace.
     pub fn enter_on_spawn(&self, cmd: &mut Command) {
         let fd = self.0.as_raw_fd();
@@ -84,4 +93,19 @@ pub(crate) fn ip(args: &[&str]) -> io::Result<()> {
 pub(crate) fn sysctl(key: &str, value: &str) -> io::Result<()> {
     let path = format!("/proc/sys/{}", key.replace('.', "/"));
     std::fs::write(&path, value).map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
+}
+
+/// A thread inside a link's namespace; back in its own when dropped.
+#[must_use = "the thread leaves the namespace when this drops"]
+pub struct Entered(OwnedFd);
+
+impl Drop for Entered {
+    fn drop(&mut self) {
+        // Returning to a namespace the thread was in cannot fail short of the kernel refusing
+        // setns on a live fd; a thread left in the link's namespace would send later rows'
+        // load across it, so stop rather than go on.
+        if let Err(e) = setns(self.0.as_fd(), CloneFlags::CLONE_NEWNET) {
+            panic!("cannot leave the link's network namespace: {e}");
+        }
+    }
 }

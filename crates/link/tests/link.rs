@@ -35,11 +35,11 @@ fn held_namespaces() -> std::collections::BTreeSet<u64> {
 fn a_link_delays_drops_carries_verified_bytes_and_leaves_nothing_behind() {
     let spec: NetSpec = "rtt=20ms,loss=2%".parse().unwrap();
     let link = Link::up(&spec).unwrap_or_else(|e| panic!("{e}"));
-    let inodes = [link.client().inode().unwrap(), link.server().inode().unwrap()];
+    let inodes = [link.client().inode().unwrap(), link.server().unwrap().inode().unwrap()];
     assert!(inodes.iter().all(|i| held_namespaces().contains(i)));
 
     // A megabyte each way across the lossy link, every byte checked.
-    let listener = link.server().run(|| TcpListener::bind("127.0.0.1:0")).unwrap().unwrap();
+    let listener = link.run_server(|| TcpListener::bind("127.0.0.1:0")).unwrap().unwrap();
     let port = listener.local_addr().unwrap().port();
     let server = std::thread::spawn(move || {
         let (mut c, _) = listener.accept().unwrap();

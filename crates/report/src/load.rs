@@ -20,6 +20,10 @@ pub const FAILED: Badge = Badge { id: "failed", meaning: "a repeat failed; numbe
 pub const NOISY: Badge =
     Badge { id: "noisy", meaning: "req/s varied by more than 10 % (coefficient of variation) across repeats" };
 /// The load generator may have been the bottleneck.
+pub const LINK_BOUND: Badge = Badge {
+    id: "link-bound",
+    meaning: "the network link's forwarder fell behind (over 1 % of packets more than 1 ms late): the link was slower than its settings",
+};
 pub const INSTRUMENT_BOUND: Badge = Badge {
     id: "instrument-bound",
     meaning: "the load generator used more CPU than the subject, or nearly all of its own: the number may measure the instrument",
@@ -48,9 +52,14 @@ impl<'a> Row<'a> {
             flags.push(NOISY);
         }
         let cpu = |m: &str| summary.get(m).map(|s| s.median);
-        let instrument_heavier = matches!((cpu("instrument_cpu_s"), cpu("cpu_s")), (Some(i), Some(s)) if i > s);
+        // Across a link both sides mostly wait on the network; the runner's flag (saturation) decides.
+        let instrument_heavier =
+            summary.net.is_none() && matches!((cpu("instrument_cpu_s"), cpu("cpu_s")), (Some(i), Some(s)) if i > s);
         if summary.instrument_bound || instrument_heavier {
             flags.push(INSTRUMENT_BOUND);
+        }
+        if summary.net_bound {
+            flags.push(LINK_BOUND);
         }
         Row { summary, transport: summary.transport.as_deref().unwrap_or_default(), rate_rps, flags }
     }
@@ -265,7 +274,7 @@ fn headline_section(rows: &[Row], run: &Run) -> Section {
         s.push(Block::Cards(cards));
     }
     s.failures("failures", rows.iter().map(|r| r.summary), run);
-    for flag in [NOISY, INSTRUMENT_BOUND] {
+    for flag in [NOISY, INSTRUMENT_BOUND, LINK_BOUND] {
         let ids: Vec<String> = rows.iter().filter(|r| r.flags.contains(&flag)).map(|r| r.id().to_string()).collect();
         if !ids.is_empty() {
             s.push(Block::Flagged(flag, ids));
@@ -373,7 +382,11 @@ fn scenarios_section(rows: &[Row], run: &Run) -> Section {
         .collect();
     let mut s = Section::new("scenarios-section", "Scenarios");
     s.push(Block::Table(Table { dense: true, ..Table::new("scenarios", columns, table_rows) }));
-    s.push(Block::Legend(vec![NOISY, INSTRUMENT_BOUND, FAILED]));
+    let mut legend = vec![NOISY, INSTRUMENT_BOUND, FAILED];
+    if rows.iter().any(|r| r.flags.contains(&LINK_BOUND)) {
+        legend.insert(2, LINK_BOUND);
+    }
+    s.push(Block::Legend(legend));
     s.para(Para::Small, TABLE_NOTE);
     s.csv.push(scenarios_csv(rows));
     s

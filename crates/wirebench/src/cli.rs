@@ -45,6 +45,44 @@ pub enum Command {
     },
     /// Per-scenario ratios of run B over run A, with confidence intervals.
     Compare { a: PathBuf, b: PathBuf },
+    /// Network conditions: build a link (delay, loss, rate) and measure it.
+    #[command(subcommand)]
+    Net(NetCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum NetCommand {
+    /// Build a link between two new network namespaces, measure its round trip, loss and rate
+    /// end to end, and print them beside the settings (needs root).
+    Check(NetCheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NetCheckArgs {
+    /// Round-trip time the link adds: 50ms, 0.5ms, 1s.
+    #[arg(long, default_value = "0ms")]
+    pub rtt: String,
+    /// Loss per direction: 1% or 0.01.
+    #[arg(long)]
+    pub loss: Option<String>,
+    /// Mean run of lost packets (bursts, Gilbert model); 1 drops independently.
+    #[arg(long)]
+    pub burst: Option<String>,
+    /// Rate per direction: 100mbit, 1gbit.
+    #[arg(long)]
+    pub rate: Option<String>,
+    /// Packets a direction queues for the rate before dropping (drop-tail).
+    #[arg(long)]
+    pub queue: Option<String>,
+    /// Round-trip probes, one at a time.
+    #[arg(long, default_value_t = 200)]
+    pub probes: usize,
+    /// Packets each way for the loss estimate.
+    #[arg(long, default_value_t = 20_000)]
+    pub packets: usize,
+    /// Print one JSON object instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -159,6 +197,10 @@ pub struct LoadArgs {
     /// Start the connections (virtual users) evenly over this many seconds, as a thread group's ramp-up.
     #[arg(long)]
     pub ramp_up: Option<f64>,
+    /// Put the load behind a network link to this machine's loopback: `rtt=50ms,loss=1%,rate=100mbit`
+    /// (needs root; the URL's host must be 127.0.0.1). See `wirebench net check`.
+    #[arg(long, value_name = "SPEC")]
+    pub net: Option<wirebench_link::NetSpec>,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -68,13 +68,41 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         },
         labels: BTreeMap::new(),
         lab: None,
+        // The link is this command's own (below), not the runner's.
+        net: None,
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
-    engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
     let plan = Plan { connections: args.connections, streams: args.streams, stop, rate: args.rate };
-    let cpu_before = machine::own_cpu_s();
-    let r = engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?;
-    let cpu_s = machine::own_cpu_s() - cpu_before;
+    let link = match &args.net {
+        Some(spec) => {
+            if !target.host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback()) {
+                bail!(
+                    "with --net the URL's host must be an IPv4 loopback address such as 127.0.0.1, not `{}`",
+                    target.host
+                );
+            }
+            Some(wirebench_link::Link::to_host(spec)?)
+        }
+        None => None,
+    };
+    let link_before = link.as_ref().map(|l| l.stats());
+    let measured = || -> anyhow::Result<(wirebench_core::runner::LoadResult, f64)> {
+        engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
+        let cpu_before = machine::own_cpu_s();
+        let r = engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?;
+        Ok((r, machine::own_cpu_s() - cpu_before))
+    };
+    // Threads the load starts inside the client namespace stay there: the whole load crosses the link.
+    let (r, mut cpu_s) = match &link {
+        Some(l) => l.client().run(measured).context("entering the link's client namespace")??,
+        None => measured()?,
+    };
+    // The forwarder's threads are in this process too; their CPU is the link's, not the instrument's.
+    let net = link.as_ref().zip(link_before).map(|(l, before)| {
+        let s = l.stats().since(&before);
+        cpu_s -= s.cpu().as_secs_f64();
+        (l.spec().to_string(), s)
+    });
     let secs = r.duration.as_secs_f64();
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let rps = per_s(r.requests);
@@ -94,6 +122,11 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
                 "label": s.label, "requests": s.requests, "errors": s.errors,
                 "latency_us": {"p50": s.latency_us.p50, "p99": s.latency_us.p99, "max": s.latency_us.max, "mean": s.latency_us.mean},
             })).collect::<Vec<_>>(),
+            "net": net.as_ref().map(|(spec, s)| serde_json::json!({
+                "link": spec, "forwarder_cpu_s": s.cpu().as_secs_f64(),
+                "up": {"packets": s.up.counters.packets, "lost": s.up.counters.lost, "overflow": s.up.counters.overflow, "late": s.up.late},
+                "down": {"packets": s.down.counters.packets, "lost": s.down.counters.lost, "overflow": s.down.counters.overflow, "late": s.down.late},
+            })),
         });
         println!("{v}");
     } else {
@@ -131,6 +164,21 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         println!("bytes sent {}  received {}  instrument CPU {cpu_s:.3} s", r.bytes_sent, r.bytes_received);
         if let Some(e) = &r.first_error {
             println!("first error: {e}");
+        }
+        if let Some((spec, s)) = &net {
+            let dir = |d: &wirebench_link::DirStats| {
+                format!(
+                    "{} packets, {} lost, {} over the queue",
+                    d.counters.packets, d.counters.lost, d.counters.overflow
+                )
+            };
+            println!(
+                "link {spec}: client → server {}; server → client {}; forwarder CPU {:.3} s, {} packets more than 1 ms late",
+                dir(&s.up),
+                dir(&s.down),
+                s.cpu().as_secs_f64(),
+                s.up.late + s.down.late
+            );
         }
     }
     Ok(())

@@ -4,6 +4,7 @@ mod build;
 mod cli;
 mod list;
 mod load;
+mod net;
 mod progress;
 mod run;
 
@@ -68,6 +69,7 @@ fn main() {
         cli::Command::Report { dir, markdown, section, claims, suites_dir } => {
             report(&dir, markdown, &section, claims.as_deref(), &suites_dir)
         }
+        cli::Command::Net(cli::NetCommand::Check(args)) => net::check(&args).map(|()| EXIT_OK),
         cli::Command::Compare { a, b } => {
             wirebench_report::compare(&a, &b).map(|t| print!("{t}")).map_err(anyhow::Error::from).map(|()| EXIT_OK)
         }

@@ -107,10 +107,11 @@ impl Driver for Http3 {
 /// congestion. The subject's socket asks for the same.
 const SOCKET_BUFFER: usize = 4 << 20;
 
-/// A client endpoint on a UDP socket of its own, of `peer`'s address family.
+/// A client endpoint on a UDP socket of its own, of `peer`'s address family, on the unspecified
+/// address so the route picks the source: across a network link the client namespace has no
+/// 127.0.0.1 of its own (its loopback is down and 127.0.0.0/8 goes over the link).
 fn endpoint(peer: SocketAddr) -> std::io::Result<quinn::Endpoint> {
-    let local: SocketAddr =
-        if peer.is_ipv4() { ([127, 0, 0, 1], 0).into() } else { ([0u16, 0, 0, 0, 0, 0, 0, 1], 0).into() };
+    let local: SocketAddr = if peer.is_ipv4() { ([0, 0, 0, 0], 0).into() } else { ([0u16; 8], 0).into() };
     let socket = socket2::Socket::new(socket2::Domain::for_address(local), socket2::Type::DGRAM, None)?;
     socket.set_recv_buffer_size(SOCKET_BUFFER)?;
     socket.set_send_buffer_size(SOCKET_BUFFER)?;

@@ -402,9 +402,11 @@ mod tests {
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],
             instrument_bound: false,
+            net_bound: false,
             steps: vec![],
             lab: "parse".into(),
             transport: None,
+            net: None,
         }
     }
 

@@ -25,6 +25,9 @@ impl Lab for ProtocolsLab {
         }
         let mut s = Section::new("protocols", "Protocols: 1 KB vs 1 MB responses");
         s.push(Block::Chart(payload_chart(&rows)));
+        if let Some(chart) = net_chart(&rows) {
+            s.push(Block::Chart(chart));
+        }
         Some(s)
     }
 }
@@ -88,4 +91,51 @@ fn payload_chart(rows: &[Row]) -> Spec {
         note: (!duplicates.is_empty())
             .then(|| format!("Not shown (same transport and payload as an earlier bar): {}.", duplicates.join(", "))),
     }
+}
+
+/// Grouped bars of median req/s per network link, two transports side by side, for the rows that
+/// crossed a link (`net`); `None` when no row did.
+fn net_chart(rows: &[Row]) -> Option<Spec> {
+    let crossed: Vec<&Row> = rows.iter().filter(|r| r.summary.net.is_some() && r.rps().is_some()).collect();
+    let mut transports: Vec<&str> = Vec::new();
+    let mut categories: Vec<String> = Vec::new();
+    for r in &crossed {
+        if !transports.contains(&r.transport) {
+            transports.push(r.transport);
+        }
+        let link = r.summary.net.clone().expect("filtered on net");
+        if !categories.contains(&link) {
+            categories.push(link);
+        }
+    }
+    if crossed.is_empty() {
+        return None;
+    }
+    let mut bars = Vec::new();
+    let mut left_out = Vec::new();
+    for r in &crossed {
+        let slot = transports.iter().position(|t| *t == r.transport).expect("collected");
+        let category = categories.iter().position(|c| Some(c) == r.summary.net.as_ref()).expect("collected");
+        if slot > 1 || bars.iter().any(|b: &Bar| (b.category, b.slot) == (category, slot)) {
+            left_out.push(r.id());
+            continue;
+        }
+        let s = r.rps().expect("filtered on rps");
+        bars.push(Bar { category, slot, value: s.median, ci: s.ci });
+    }
+    let slot = |i: usize| transports.get(i).map_or_else(|| "(none)".to_string(), |t| t.to_string());
+    Some(Spec {
+        name: "net",
+        title: "Requests per second across a network link",
+        plot: Ok(Plot::Pairs(Pairs {
+            categories,
+            slots: [slot(0), slot(1)],
+            bars,
+            x_desc: "link (round trip, loss each way)".into(),
+            y_desc: "requests per second, median".into(),
+        })),
+        note: (!left_out.is_empty()).then(|| {
+            format!("Not shown (a third transport, or the same link and transport again): {}.", left_out.join(", "))
+        }),
+    })
 }

@@ -182,6 +182,7 @@ pub fn line(run_id: &str, row: &Row, lang: &str, repeat: u32, result: anyhow::Re
         // The runner stamps the lab from the suite; a harness row has no load transport.
         lab: None,
         transport: None,
+        net: None,
         protocol: None,
         format: None,
         params: params.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),

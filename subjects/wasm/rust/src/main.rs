@@ -175,6 +175,7 @@ mod native {
             // The runner stamps the lab from the suite; a harness row has no load transport.
             lab: None,
             transport: None,
+            net: None,
             protocol: None,
             format: None,
             params,

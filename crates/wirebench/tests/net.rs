@@ -1,0 +1,184 @@
+//! Network conditions as a user meets them: `wirebench net check` measures the link it builds,
+//! `wirebench load --net` sends verified load across one to this machine's loopback, and
+//! neither leaves a namespace or a device behind, not even after SIGKILL. Needs root (as CI and
+//! `make test` run) and the release subject (`make build`).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+fn wirebench(args: &[&str]) -> Output {
+    Command::new(WIREBENCH).args(args).current_dir(workspace()).stdin(Stdio::null()).output().unwrap()
+}
+
+fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Network namespaces held by `pid` (its threads and fds), or by any process when `None`.
+fn namespaces(pid: Option<u32>) -> BTreeSet<u64> {
+    let mut out = BTreeSet::new();
+    let procs: Vec<PathBuf> = match pid {
+        Some(p) => vec![PathBuf::from(format!("/proc/{p}"))],
+        None => std::fs::read_dir("/proc").unwrap().flatten().map(|e| e.path()).collect(),
+    };
+    for base in procs {
+        let mut links = vec![base.join("ns/net")];
+        for sub in ["task", "fd"] {
+            if let Ok(d) = std::fs::read_dir(base.join(sub)) {
+                links.extend(d.flatten().map(|e| if sub == "task" { e.path().join("ns/net") } else { e.path() }));
+            }
+        }
+        for l in links {
+            if let Some(inode) = std::fs::read_link(&l).ok().and_then(|t| {
+                t.to_string_lossy().strip_prefix("net:[").and_then(|r| r.strip_suffix(']')).and_then(|n| n.parse().ok())
+            }) {
+                out.insert(inode);
+            }
+        }
+    }
+    out
+}
+
+fn own_namespace() -> u64 {
+    let t = std::fs::read_link("/proc/self/ns/net").unwrap();
+    t.to_string_lossy().trim_start_matches("net:[").trim_end_matches(']').parse().unwrap()
+}
+
+fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} within {secs} s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The REST subject on a free port of this machine's loopback, ready.
+fn rest_subject() -> (Child, u16) {
+    let bin = workspace().join("target/release/protocols-rust");
+    assert!(bin.exists(), "{} is missing: run `make build` (make test does) first", bin.display());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(bin).args(["--port", &port.to_string()]).stderr(Stdio::null()).spawn().unwrap();
+    wait_for("the REST subject to listen", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    (child, port)
+}
+
+#[test]
+fn net_check_observes_the_round_trip_and_loss_it_was_given() {
+    let r = json(&wirebench(&[
+        "net",
+        "check",
+        "--rtt",
+        "10ms",
+        "--loss",
+        "3%",
+        "--probes",
+        "60",
+        "--packets",
+        "5000",
+        "--json",
+    ]));
+    let median = r["rtt"]["median_ms"].as_f64().unwrap();
+    assert!((median - 10.0).abs() < 1.0, "median round trip {median} ms for a 10 ms link");
+    for dir in ["loss_up", "loss_down"] {
+        let (sent, received) = (r[dir]["sent"].as_u64().unwrap(), r[dir]["received"].as_u64().unwrap());
+        // 4.4 standard errors around the observed share: wrong once in 100,000 runs.
+        let (low, high) = wirebench_link::wilson(sent - received, sent, 4.42);
+        assert!((low..=high).contains(&0.03), "{dir}: {} of {sent} lost", sent - received);
+    }
+    assert!(r["forwarder_cpu_s"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn load_crosses_a_link_to_loopback_verified_and_a_round_trip_slower() {
+    let (mut subject, port) = rest_subject();
+    let url = format!("http://127.0.0.1:{port}/payload/1024");
+    let out = wirebench(&[
+        "load",
+        &url,
+        "--net",
+        "rtt=20ms,loss=2%",
+        "-c",
+        "4",
+        "-n",
+        "400",
+        "--expect-bytes",
+        "1024",
+        "--json",
+    ]);
+    subject.kill().unwrap();
+    subject.wait().unwrap();
+    let r = json(&out);
+    assert_eq!((r["requests"].as_u64(), r["errors"].as_u64()), (Some(400), Some(0)), "{r}");
+    assert!(r["bytes_received"].as_u64().unwrap() >= 400 * 1024);
+    let p50 = r["latency_us"]["p50"].as_u64().unwrap();
+    assert!(p50 >= 20_000, "p50 {p50} µs across a 20 ms link");
+    let net = &r["net"];
+    assert_eq!(net["link"], "rtt=20ms,loss=2%");
+    let lost = net["up"]["lost"].as_u64().unwrap() + net["down"]["lost"].as_u64().unwrap();
+    assert!(lost > 0 && net["up"]["packets"].as_u64().unwrap() > 400, "{net}");
+}
+
+#[test]
+fn bad_link_settings_are_one_line() {
+    for (args, want) in [
+        (&["net", "check", "--rtt", "fast"][..], "is not a duration"),
+        (&["net", "check", "--loss", "200%"], "outside [0, 1)"),
+        (&["load", "http://localhost:1/", "--net", "rtt=5ms"], "must be an IPv4 loopback address"),
+    ] {
+        let out = wirebench(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(want), "{stderr}");
+    }
+    // clap reads --net with the same parser and refuses it as clap refuses any bad value.
+    let out = wirebench(&["load", "http://127.0.0.1:1/", "--net", "jitter=5ms"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown key `jitter`"));
+}
+
+/// SIGKILL mid-measurement: the namespaces the run made, and the device a `--net` load put in
+/// this machine's namespace, go with it; there is nothing for a next start to clean.
+#[test]
+fn sigkill_leaves_no_namespace_and_no_device() {
+    let mine = own_namespace();
+    let mut check = Command::new(WIREBENCH)
+        .args(["net", "check", "--rtt", "200ms", "--probes", "100000"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut made = BTreeSet::new();
+    wait_for("the check's namespaces to exist", 30, || {
+        made = namespaces(Some(check.id())).into_iter().filter(|&n| n != mine).collect();
+        made.len() == 2
+    });
+    check.kill().unwrap();
+    check.wait().unwrap();
+    wait_for("the killed check's namespaces to go", 10, || namespaces(None).is_disjoint(&made));
+
+    let (mut subject, port) = rest_subject();
+    let url = format!("http://127.0.0.1:{port}/payload/1024");
+    let mut load = Command::new(WIREBENCH)
+        .args(["load", &url, "--net", "rtt=50ms", "-d", "60", "-c", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let device = Path::new("/sys/class/net").join(format!("wb{}", load.id()));
+    wait_for("the load's device to exist", 30, || device.exists());
+    load.kill().unwrap();
+    load.wait().unwrap();
+    wait_for("the killed load's device to go", 10, || !device.exists());
+    subject.kill().unwrap();
+    subject.wait().unwrap();
+}
