@@ -119,9 +119,14 @@ impl Link {
         let client = new_ns()?;
         let server = new_ns()?;
         let client_dev = client_side(&client, CLIENT_ADDR, SERVER_ADDR)?;
+        client
+            .run(|| congestion_control(&spec.cc))
+            .and_then(|r| r)
+            .map_err(|e| LinkError::at("client namespace", e))?;
         let server_dev = server
             .run(|| -> io::Result<tun::Device> {
                 no_ipv6()?;
+                congestion_control(&spec.cc)?;
                 let dev = device(SERVER_DEV, SERVER_ADDR, CLIENT_ADDR)?;
                 ip(&["link", "set", "lo", "up"])?;
                 sysctl(&format!("net.ipv4.conf.{SERVER_DEV}.route_localnet"), "1")?;
@@ -142,6 +147,12 @@ impl Link {
         let (c, s) = (format!("198.19.{}.{}", n / 64, n % 64 * 4 + 1), format!("198.19.{}.{}", n / 64, n % 64 * 4 + 2));
         let name = format!("wb{}", std::process::id());
         let client_dev = client_side(&client, &c, &s)?;
+        // The client's side only: the host's own TCP (the server's, which sends the answers) is
+        // the host's to choose.
+        client
+            .run(|| congestion_control(&spec.cc))
+            .and_then(|r| r)
+            .map_err(|e| LinkError::at("client namespace", e))?;
         let host_dev = (|| -> io::Result<tun::Device> {
             let dev = device(&name, &s, &c)?;
             sysctl(&format!("net.ipv4.conf.{name}.route_localnet"), "1")?;
@@ -276,6 +287,22 @@ fn client_side(client: &Ns, addr: &str, peer: &str) -> Result<tun::Device, LinkE
         })
         .and_then(|r| r)
         .map_err(|e| LinkError::at("client namespace", e))
+}
+
+/// Sets TCP's congestion control in the current thread's namespace (none: the host's default
+/// stays); one line naming the choices when the namespace may not have it.
+fn congestion_control(cc: &Option<String>) -> io::Result<()> {
+    let Some(cc) = cc else { return Ok(()) };
+    sysctl("net.ipv4.tcp_congestion_control", cc).map_err(|e| {
+        // Outside the host's namespace only the host's allowed list may be chosen.
+        let allowed = std::fs::read_to_string("/proc/sys/net/ipv4/tcp_allowed_congestion_control")
+            .map(|a| a.trim().to_string())
+            .unwrap_or_default();
+        io::Error::new(
+            e.kind(),
+            format!("TCP congestion control `{cc}` cannot be chosen in a namespace here (allowed: {allowed})"),
+        )
+    })
 }
 
 /// IPv4 only: IPv6's own chatter (router and multicast listener solicitations) would cross the

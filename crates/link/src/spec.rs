@@ -27,6 +27,13 @@ pub struct NetSpec {
     /// Packets a direction holds waiting for the rate before it drops new ones (drop-tail).
     #[serde(default = "default_queue")]
     pub queue: usize,
+    /// TCP's congestion control in the link's namespaces (`net.ipv4.tcp_congestion_control`);
+    /// `None` keeps the host's default, which new namespaces inherit. QUIC stacks run their own
+    /// controller (quinn: CUBIC), so rows that compare TCP with QUIC under loss set the same kind
+    /// on both sides. A namespace may only choose one the host allows
+    /// (`net.ipv4.tcp_allowed_congestion_control`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<String>,
 }
 
 fn one() -> f64 {
@@ -40,7 +47,7 @@ fn default_queue() -> usize {
 
 impl Default for NetSpec {
     fn default() -> Self {
-        NetSpec { rtt_ms: 0.0, loss: 0.0, burst: 1.0, rate_mbit: None, queue: default_queue() }
+        NetSpec { rtt_ms: 0.0, loss: 0.0, burst: 1.0, rate_mbit: None, queue: default_queue(), cc: None }
     }
 }
 
@@ -71,6 +78,11 @@ impl NetSpec {
         }
         if self.queue == 0 {
             return Err("queue must hold at least one packet".into());
+        }
+        if let Some(cc) =
+            self.cc.as_deref().filter(|cc| cc.is_empty() || !cc.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        {
+            return Err(format!("cc `{cc}` is not a congestion control's name (reno, cubic, bbr)"));
         }
         Ok(())
     }
@@ -111,6 +123,9 @@ impl fmt::Display for NetSpec {
         }
         if self.queue != default_queue() {
             write!(f, ",queue={}", self.queue)?;
+        }
+        if let Some(cc) = &self.cc {
+            write!(f, ",cc={cc}")?;
         }
         Ok(())
     }
@@ -174,7 +189,8 @@ impl FromStr for NetSpec {
                 "burst" => spec.burst = value.parse().map_err(|_| format!("burst `{value}` is not a number"))?,
                 "rate" => spec.rate_mbit = Some(mbit(value)?),
                 "queue" => spec.queue = value.parse().map_err(|_| format!("queue `{value}` is not a packet count"))?,
-                _ => return Err(format!("unknown key `{key}` (rtt, loss, burst, rate, queue)")),
+                "cc" => spec.cc = Some(value.to_string()),
+                _ => return Err(format!("unknown key `{key}` (rtt, loss, burst, rate, queue, cc)")),
             }
         }
         if seen.is_empty() {
@@ -200,8 +216,13 @@ mod tests {
         assert_eq!(s.to_string(), "rtt=50ms,loss=1%,burst=4,rate=100mbit");
         assert_eq!(s.to_string().parse::<NetSpec>().unwrap(), s);
         assert_eq!(s.label(), "rtt50ms-loss1%-burst4-100mbit");
-        let t: NetSpec = "rtt=0.5s,loss=0.005,rate=1gbit,queue=64".parse().unwrap();
-        assert_eq!((t.rtt_ms, t.loss, t.rate_mbit, t.queue), (500.0, 0.005, Some(1000.0), 64));
+        let t: NetSpec = "rtt=0.5s,loss=0.005,rate=1gbit,queue=64,cc=bbr".parse().unwrap();
+        assert_eq!(
+            (t.rtt_ms, t.loss, t.rate_mbit, t.queue, t.cc.as_deref()),
+            (500.0, 0.005, Some(1000.0), 64, Some("bbr"))
+        );
+        assert_eq!(t.to_string(), "rtt=500ms,loss=0.5%,rate=1000mbit,queue=64,cc=bbr");
+        assert_eq!(s.cc, None);
     }
 
     #[test]
@@ -217,6 +238,7 @@ mod tests {
             ("queue=0", "at least one packet"),
             ("rtt=5ms,rtt=6ms", "twice"),
             ("jitter=5ms", "unknown key `jitter`"),
+            ("cc=../x", "not a congestion control"),
             ("rtt", "not key=value"),
         ] {
             let e = input.parse::<NetSpec>().unwrap_err();

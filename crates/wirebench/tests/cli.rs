@@ -96,6 +96,17 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
     }
     assert!(rows.iter().filter(|r| r["params"]["payload_bytes"].is_u64()).count() >= 12, "payload sizes recorded");
     let h1 = rows.iter().find(|r| r["scenario"] == "rest-h1-1kb").unwrap();
+    // Rows across a link: a round trip slower, the link's numbers recorded, the forwarder's CPU
+    // apart from the instrument's.
+    for id in ["rest-net-h2-tls", "rest-net-h3"] {
+        let r = rows.iter().find(|r| r["scenario"] == id).unwrap_or_else(|| panic!("{id} ran"));
+        let m = &r["metrics"];
+        assert_eq!(r["net"], "rtt=10ms,loss=2%", "{r}");
+        assert!(m["latency_us"]["p50"].as_u64().unwrap() >= 10_000, "{id} crossed a 10 ms link: {m}");
+        assert!(m["net_forwarder_cpu_s"].as_f64().unwrap() > 0.0 && m["net_late"].is_u64(), "{m}");
+        assert!(m["net_lost"].as_u64().unwrap() > 0, "2 % of a few thousand packets were lost: {m}");
+    }
+    assert!(rows.iter().filter(|r| r["net"].is_null()).all(|r| r["metrics"]["net_lost"].is_null()));
     assert_eq!(h1["metrics"]["requests"], 400);
     assert!(h1["metrics"]["bytes_received"].as_u64().unwrap() > 400 * 1024);
     let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).unwrap()).unwrap();

@@ -29,6 +29,11 @@ pub struct Cli {
     /// study's REST built its JSON (`per-call`).
     #[arg(long, value_enum, default_value_t = crate::routes::Bodies::Cached)]
     pub bodies: crate::routes::Bodies,
+
+    /// The HTTP/3 port's QUIC congestion controller: quinn's default (`cubic`), or `newreno` to
+    /// match a TCP on Reno when rows compare the two under loss.
+    #[arg(long, value_enum, default_value_t = crate::h3::Congestion::Cubic)]
+    pub quic_congestion: crate::h3::Congestion,
 }
 
 impl Cli {

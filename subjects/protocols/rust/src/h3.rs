@@ -44,13 +44,26 @@ pub fn bind(host: &str, port: u16) -> anyhow::Result<UdpSocket> {
     bind().with_context(|| format!("cannot bind UDP {host}:{port}"))
 }
 
-/// The QUIC server configuration: TLS 1.3 with ALPN h3 and `certificate`.
-pub fn server_config(certificate: &crate::tls::Certificate) -> anyhow::Result<quinn::ServerConfig> {
+/// QUIC congestion controllers quinn offers (its BBR is marked experimental, so not offered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Congestion {
+    Cubic,
+    Newreno,
+}
+
+/// The QUIC server configuration: TLS 1.3 with ALPN h3 and `certificate`, and `congestion`.
+pub fn server_config(
+    certificate: &crate::tls::Certificate,
+    congestion: Congestion,
+) -> anyhow::Result<quinn::ServerConfig> {
     let tls = certificate.server_config(&[ALPN], true)?;
     let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls).context("making the QUIC TLS configuration")?;
     let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));
     let mut transport = quinn::TransportConfig::default();
     transport.max_concurrent_bidi_streams(MAX_STREAMS.into());
+    if congestion == Congestion::Newreno {
+        transport.congestion_controller_factory(Arc::new(quinn::congestion::NewRenoConfig::default()));
+    }
     config.transport_config(Arc::new(transport));
     Ok(config)
 }

@@ -45,7 +45,7 @@ fn run(cli: &RestCli) -> anyhow::Result<()> {
 /// own; if that server fails later, the process exits, so the runner sees it rather than timeouts.
 fn start_h3(cli: &cli::Cli, port: u16, certificate: &tls::Certificate) -> anyhow::Result<()> {
     let socket = h3::bind(&cli.host, port)?;
-    let config = h3::server_config(certificate)?;
+    let config = h3::server_config(certificate, cli.quic_congestion)?;
     let runtime = cli.runtime().context("starting the HTTP/3 runtime")?;
     std::thread::Builder::new()
         .name("h3".into())

@@ -28,6 +28,8 @@ public final class RestCacheServlet extends HttpServlet {
 
     /** Bodies over this many bytes are answered 413. */
     static final int MAX_BODY_BYTES = 1 << 20;
+    /** An unread body is read and dropped up to this many bytes before answering (finishBody). */
+    static final long DRAIN_BYTES = 16L << 20;
     /** Keys over this many bytes of UTF-8 are answered 400. */
     static final int MAX_KEY_BYTES = 1024;
 
@@ -162,10 +164,15 @@ public final class RestCacheServlet extends HttpServlet {
 
     /**
      * Before answering, a request body the route did not read to its end (a check failed first, or
-     * it was over 1 MiB) is read and dropped, up to 1 MiB + 1 bytes in all, so the connection can
-     * take the next request; past that the answer says "Connection: close". Left unread, a
-     * container may close the connection after the answer without saying so (Jetty does with a
-     * large body), and a client that sends its next request on it finds it closed.
+     * it was over 1 MiB) is read and dropped, up to {@link #DRAIN_BYTES} more, so the connection
+     * can take the next request, or, past that, so the client has sent its body before the answer
+     * says "Connection: close" and the container closes. Left unread, a container may close the
+     * connection after the answer without saying so (Jetty does with a large body), and a client
+     * that sends its next request on it finds it closed; closed while the client still sends, the
+     * kernel answers the client's data with a reset that can discard the 413 before the client
+     * reads it (Java's HttpClient now and then saw "header parser received no bytes" for a 3 MiB
+     * POST to Jetty). Go's server avoids the same by half-closing and waiting 500 ms
+     * (its rstAvoidanceDelay); Tomcat swallows up to 2 MiB (maxSwallowSize).
      */
     private static void finishBody(HttpServletRequest req, HttpServletResponse resp) {
         Object state = req.getAttribute(BODY);
@@ -181,7 +188,7 @@ public final class RestCacheServlet extends HttpServlet {
             try {
                 InputStream in = req.getInputStream();
                 byte[] sink = new byte[16 * 1024];
-                long left = MAX_BODY_BYTES + 1L;
+                long left = DRAIN_BYTES;
                 while (left > 0) {
                     int n = in.read(sink, 0, (int) Math.min(sink.length, left));
                     if (n < 0) {
