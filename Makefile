@@ -3,7 +3,8 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 CARGO ?= cargo
 WIREBENCH := target/release/wirebench
-APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto postgresql
+# iproute2: `ip`, which sets up the routes of a network link (crates/link).
+APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto postgresql iproute2
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
 FORMATS_TS := subjects/formats/ts
