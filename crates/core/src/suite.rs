@@ -339,6 +339,11 @@ pub struct Scenario {
     /// The lab of its rows, when not the suite's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lab: Option<String>,
+    /// A new connection for every request, its handshakes (TCP, TLS, QUIC) in the request's
+    /// latency, as a client without keep-alive pays them; `connections` is then the number of
+    /// requests in flight. Needs `streams = 1`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reconnect: bool,
     /// A network link between the load and the subject (`net = { rtt_ms = 40, loss = 0.01 }`):
     /// the subject and its services run in a namespace of their own, the load in another,
     /// joined by the link (docs/METHODOLOGY.md, "Network conditions").
@@ -839,6 +844,9 @@ impl Suite {
             }
             if [sc.body_bytes.is_some(), sc.body.is_some(), sc.body_file.is_some()].iter().filter(|&&b| b).count() > 1 {
                 return bad(key("body"), "set at most one of `body`, `body_file` and `body_bytes`".into());
+            }
+            if sc.reconnect && (sc.streams != 1 || sc.group.is_some()) {
+                return bad(key("reconnect"), "a new connection per request needs streams = 1 and no group".into());
             }
             if let Some(Err(e)) = sc.net.as_ref().map(|n| n.check()) {
                 return bad(key("net"), e);

@@ -5,6 +5,7 @@
 pub mod driver;
 pub mod drivers;
 pub mod error;
+mod fresh;
 pub mod io;
 pub mod registry;
 pub mod request;
@@ -55,6 +56,7 @@ impl Executor for LoadEngine {
             live,
             script: s.script.clone(),
             ramp_up: Duration::from_secs_f64(s.ramp_up_s.unwrap_or(0.0)),
+            reconnect: s.reconnect,
         };
         worker::run(&job).map_err(|e| e.to_string())
     }

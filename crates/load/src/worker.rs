@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
-use crate::driver::{Channel, Constructor, RequestSpec};
+use crate::driver::{Channel, Constructor, Driver, RequestSpec};
 use crate::error::LoadError;
+use crate::fresh::Fresh;
 use crate::io::Counters;
 use crate::request::mismatch;
 use crate::script::{self, User};
@@ -50,6 +51,8 @@ pub struct Job<'a> {
     pub script: Option<std::sync::Arc<Script>>,
     /// Users (connections) start evenly over this long.
     pub ramp_up: Duration,
+    /// A new connection for every request (`fresh::Fresh`), its handshakes in the request's time.
+    pub reconnect: bool,
 }
 
 struct Shared<'a> {
@@ -151,12 +154,17 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
     // Every loop still waits on its socket each exchange, and stop conditions read the clock.
     let load = async move {
         let job = shared.job;
-        let driver = (job.new_driver)();
+        let driver: Rc<dyn Driver> = Rc::from((job.new_driver)());
         let counters = Rc::new(Counters::default());
         let request = Rc::new(job.request.clone());
         let mut channels: Vec<Box<dyn Channel>> = Vec::new();
         let mut failure = None;
         for _ in 0..connections {
+            if job.reconnect {
+                let (driver, target) = (driver.clone(), job.target.clone());
+                channels.push(Box::new(Fresh { driver, target, request: request.clone(), counters: counters.clone() }));
+                continue;
+            }
             match driver.connect(&job.target, &request, job.plan.streams, &counters).await {
                 Ok(mut c) => channels.append(&mut c),
                 Err(e) => {

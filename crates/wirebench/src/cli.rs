@@ -197,6 +197,10 @@ pub struct LoadArgs {
     /// Start the connections (virtual users) evenly over this many seconds, as a thread group's ramp-up.
     #[arg(long)]
     pub ramp_up: Option<f64>,
+    /// Open a new connection for every request (no keep-alive): each request's latency holds
+    /// its TCP, TLS or QUIC handshakes; -c is then the requests in flight (needs -m 1).
+    #[arg(long)]
+    pub reconnect: bool,
     /// Put the load behind a network link to this machine's loopback: `rtt=50ms,loss=1%,rate=100mbit`
     /// (needs root; the URL's host must be 127.0.0.1). See `wirebench net check`.
     #[arg(long, value_name = "SPEC")]

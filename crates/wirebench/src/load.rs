@@ -22,6 +22,9 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         (None, None) => Stop::Requests(10_000),
         _ => bail!("--duration must be positive"),
     };
+    if args.reconnect && (args.streams != 1 || args.group.is_some()) {
+        bail!("--reconnect opens a connection per request: it needs -m 1 and no --group");
+    }
     if args.connections == 0 || args.streams == 0 {
         bail!("-c and -m must be at least 1");
     }
@@ -70,6 +73,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         lab: None,
         // The link is this command's own (below), not the runner's.
         net: None,
+        reconnect: args.reconnect,
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
     let plan = Plan { connections: args.connections, streams: args.streams, stop, rate: args.rate };

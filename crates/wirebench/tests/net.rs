@@ -127,12 +127,55 @@ fn load_crosses_a_link_to_loopback_verified_and_a_round_trip_slower() {
     assert!(lost > 0 && net["up"]["packets"].as_u64().unwrap() > 400, "{net}");
 }
 
+/// `--reconnect` puts each request on a new connection: across 20 ms, a cleartext request takes
+/// two round trips (TCP's handshake, then the request) and one over TLS 1.3 three.
+#[test]
+fn a_new_connection_per_request_pays_its_handshakes_in_round_trips() {
+    let bin = workspace().join("target/release/protocols-rust");
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let tls = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut subject = Command::new(bin)
+        .args(["--port", &port.to_string(), "--tls-port", &tls.to_string()])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for("the REST subject to listen", 30, || std::net::TcpStream::connect(("127.0.0.1", tls)).is_ok());
+    let p50 = |url: &str| {
+        let out = wirebench(&[
+            "load",
+            url,
+            "--reconnect",
+            "--net",
+            "rtt=20ms",
+            "-c",
+            "2",
+            "-n",
+            "40",
+            "--expect-bytes",
+            "1024",
+            "--json",
+        ]);
+        let r = json(&out);
+        assert_eq!((r["requests"].as_u64(), r["errors"].as_u64()), (Some(40), Some(0)), "{r}");
+        r["latency_us"]["p50"].as_u64().unwrap()
+    };
+    let plain = p50(&format!("http://127.0.0.1:{port}/payload/1024"));
+    let secure = p50(&format!("https://127.0.0.1:{tls}/payload/1024"));
+    subject.kill().unwrap();
+    subject.wait().unwrap();
+    // Lower bounds only: a link cannot be beaten, while a busy machine can add time to anything.
+    assert!(plain >= 40_000, "a new cleartext connection's request took {plain} µs, under 2 round trips");
+    assert!(secure >= 60_000, "a new TLS 1.3 connection's request took {secure} µs, under 3 round trips");
+    assert!(plain < secure, "TLS's handshake cost nothing: {plain} against {secure} µs");
+}
+
 #[test]
 fn bad_link_settings_are_one_line() {
     for (args, want) in [
         (&["net", "check", "--rtt", "fast"][..], "is not a duration"),
         (&["net", "check", "--loss", "200%"], "outside [0, 1)"),
         (&["load", "http://localhost:1/", "--net", "rtt=5ms"], "must be an IPv4 loopback address"),
+        (&["load", "http://127.0.0.1:1/", "--reconnect", "-m", "4"], "--reconnect opens a connection per request"),
     ] {
         let out = wirebench(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
