@@ -12,6 +12,6 @@ mod spec;
 
 pub use check::{check, wilson, CheckOptions, CheckReport};
 pub use link::{DirStats, Link, LinkError, LinkStats, CLIENT_ADDR, SERVER_ADDR};
-pub use ns::{Entered, Ns};
+pub use ns::{held_namespaces, Entered, Ns};
 pub use shaper::{Counters, Fate, Loss, Shaper};
 pub use spec::NetSpec;

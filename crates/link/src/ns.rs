@@ -109,3 +109,31 @@ impl Drop for Entered {
         }
     }
 }
+
+/// The network namespaces `pid` holds (its threads' and its open fds'), or every process when
+/// `None`, by inode: what a test or a user checks to see that no link's namespace outlived it.
+pub fn held_namespaces(pid: Option<u32>) -> std::collections::BTreeSet<u64> {
+    let mut out = std::collections::BTreeSet::new();
+    let procs: Vec<std::path::PathBuf> = match pid {
+        Some(p) => vec![format!("/proc/{p}").into()],
+        None => std::fs::read_dir("/proc").map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default(),
+    };
+    for base in procs {
+        let mut links = vec![base.join("ns/net")];
+        if let Ok(tasks) = std::fs::read_dir(base.join("task")) {
+            links.extend(tasks.flatten().map(|t| t.path().join("ns/net")));
+        }
+        if let Ok(fds) = std::fs::read_dir(base.join("fd")) {
+            links.extend(fds.flatten().map(|f| f.path()));
+        }
+        for l in links {
+            let target = std::fs::read_link(&l).map(|t| t.to_string_lossy().into_owned()).unwrap_or_default();
+            if let Some(inode) =
+                target.strip_prefix("net:[").and_then(|r| r.strip_suffix(']')).and_then(|n| n.parse().ok())
+            {
+                out.insert(inode);
+            }
+        }
+    }
+    out
+}

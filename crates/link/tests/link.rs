@@ -4,39 +4,14 @@
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 
-use wirebench_link::{check, CheckOptions, Link, NetSpec};
-
-/// Every network namespace some process or fd on the machine holds, by inode.
-fn held_namespaces() -> std::collections::BTreeSet<u64> {
-    let mut out = std::collections::BTreeSet::new();
-    let Ok(procs) = std::fs::read_dir("/proc") else { return out };
-    for p in procs.flatten() {
-        let base = p.path();
-        let mut links = vec![base.join("ns/net")];
-        if let Ok(tasks) = std::fs::read_dir(base.join("task")) {
-            links.extend(tasks.flatten().map(|t| t.path().join("ns/net")));
-        }
-        if let Ok(fds) = std::fs::read_dir(base.join("fd")) {
-            links.extend(fds.flatten().map(|f| f.path()));
-        }
-        for l in links {
-            if let Ok(target) = std::fs::read_link(&l) {
-                let t = target.to_string_lossy();
-                if let Some(inode) = t.strip_prefix("net:[").and_then(|r| r.strip_suffix(']')) {
-                    out.insert(inode.parse().unwrap());
-                }
-            }
-        }
-    }
-    out
-}
+use wirebench_link::{check, held_namespaces, CheckOptions, Link, NetSpec};
 
 #[test]
 fn a_link_delays_drops_carries_verified_bytes_and_leaves_nothing_behind() {
     let spec: NetSpec = "rtt=20ms,loss=2%".parse().unwrap();
     let link = Link::up(&spec).unwrap_or_else(|e| panic!("{e}"));
     let inodes = [link.client().inode().unwrap(), link.server().unwrap().inode().unwrap()];
-    assert!(inodes.iter().all(|i| held_namespaces().contains(i)));
+    assert!(inodes.iter().all(|i| held_namespaces(None).contains(i)));
 
     // A megabyte each way across the lossy link, every byte checked.
     let listener = link.run_server(|| TcpListener::bind("127.0.0.1:0")).unwrap().unwrap();
@@ -68,7 +43,7 @@ fn a_link_delays_drops_carries_verified_bytes_and_leaves_nothing_behind() {
     assert!(stats.cpu() > std::time::Duration::ZERO);
 
     drop(link);
-    let held = held_namespaces();
+    let held = held_namespaces(None);
     assert!(inodes.iter().all(|i| !held.contains(i)), "a link namespace outlived its link");
 }
 

@@ -23,31 +23,6 @@ fn json(out: &Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Network namespaces held by `pid` (its threads and fds), or by any process when `None`.
-fn namespaces(pid: Option<u32>) -> BTreeSet<u64> {
-    let mut out = BTreeSet::new();
-    let procs: Vec<PathBuf> = match pid {
-        Some(p) => vec![PathBuf::from(format!("/proc/{p}"))],
-        None => std::fs::read_dir("/proc").unwrap().flatten().map(|e| e.path()).collect(),
-    };
-    for base in procs {
-        let mut links = vec![base.join("ns/net")];
-        for sub in ["task", "fd"] {
-            if let Ok(d) = std::fs::read_dir(base.join(sub)) {
-                links.extend(d.flatten().map(|e| if sub == "task" { e.path().join("ns/net") } else { e.path() }));
-            }
-        }
-        for l in links {
-            if let Some(inode) = std::fs::read_link(&l).ok().and_then(|t| {
-                t.to_string_lossy().strip_prefix("net:[").and_then(|r| r.strip_suffix(']')).and_then(|n| n.parse().ok())
-            }) {
-                out.insert(inode);
-            }
-        }
-    }
-    out
-}
-
 fn own_namespace() -> u64 {
     let t = std::fs::read_link("/proc/self/ns/net").unwrap();
     t.to_string_lossy().trim_start_matches("net:[").trim_end_matches(']').parse().unwrap()
@@ -202,12 +177,12 @@ fn sigkill_leaves_no_namespace_and_no_device() {
         .unwrap();
     let mut made = BTreeSet::new();
     wait_for("the check's namespaces to exist", 30, || {
-        made = namespaces(Some(check.id())).into_iter().filter(|&n| n != mine).collect();
+        made = wirebench_link::held_namespaces(Some(check.id())).into_iter().filter(|&n| n != mine).collect();
         made.len() == 2
     });
     check.kill().unwrap();
     check.wait().unwrap();
-    wait_for("the killed check's namespaces to go", 10, || namespaces(None).is_disjoint(&made));
+    wait_for("the killed check's namespaces to go", 10, || wirebench_link::held_namespaces(None).is_disjoint(&made));
 
     let (mut subject, port) = rest_subject();
     let url = format!("http://127.0.0.1:{port}/payload/1024");
