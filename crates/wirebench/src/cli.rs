@@ -24,7 +24,7 @@ pub enum Command {
     /// Run a suite and write results/<UTC-timestamp>-<suite>/ with report.html.
     Run(RunArgs),
     /// Send load at one URL, like h2load or wrk, and print what was measured.
-    Load(LoadArgs),
+    Load(Box<LoadArgs>),
     /// Render report.html, summary.md, CSV and charts of a results directory again.
     Report {
         /// A results directory (results/<timestamp>-<suite>).
