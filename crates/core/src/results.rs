@@ -361,6 +361,7 @@ mod tests {
             only: None,
             parameters: serde_json::Value::Null,
             sequential: None,
+            links: Vec::new(),
         };
         ResultsWriter::create(dir.path(), &run).unwrap();
         let lines = [

@@ -13,8 +13,8 @@ use crate::claims::{judge_at, Outcome, Reason, Verdict};
 use crate::machine;
 use crate::results::{Results, ResultsError, ResultsWriter};
 use crate::schema::{
-    CpuSets, Latency, Measurement, Metrics, RunInfo, Sequential, SequentialRound, SequentialStop, Status, StepMetrics,
-    SCHEMA_VERSION,
+    CpuSets, Latency, LinkFacts, Measurement, Metrics, ObservedLoss, RunInfo, Sequential, SequentialRound,
+    SequentialStop, Status, StepMetrics, SCHEMA_VERSION,
 };
 use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite, UntilDecided};
 use crate::supervisor::{Launcher, RunningSubject};
@@ -192,6 +192,7 @@ pub fn run(
         only: opts.only.clone(),
         parameters: parameters(suite, &scenarios),
         sequential: None,
+        links: Vec::new(),
     };
     let mut writer = ResultsWriter::create(&opts.out_dir, &info)?;
     let mut ctx = Ctx {
@@ -202,6 +203,7 @@ pub fn run(
         writer: &mut writer,
         index: 0,
         total: scenarios.len() + harnesses.len() * opts.profile.harness_rounds().len(),
+        links: Vec::new(),
     };
 
     let all: Vec<&Scenario> = scenarios.iter().collect();
@@ -218,6 +220,7 @@ pub fn run(
         info.sequential = Some(ctx.until_decided(limits, &all, &harnesses, launcher)?);
     }
     progress.finish();
+    info.links = std::mem::take(&mut ctx.links);
     info.finished_at = Some((opts.clock)());
     writer.write_run(&info)?;
     Ok(opts.out_dir.clone())
@@ -238,6 +241,8 @@ struct Ctx<'a> {
     writer: &'a mut ResultsWriter,
     index: usize,
     total: usize,
+    /// Each link setting the run built, as observed when first made (`run.json`'s `links`).
+    links: Vec<LinkFacts>,
 }
 
 impl Ctx<'_> {
@@ -320,6 +325,33 @@ impl Ctx<'_> {
         Ok(())
     }
 
+    /// Measures a link the first time its setting is made (about 20 round trips and a 2,000-packet
+    /// loss stream each way), so `run.json` says what the rows crossed and not only what was asked.
+    fn observe(&mut self, link: &Link) {
+        let net = link.spec().to_string();
+        if self.links.iter().any(|l| l.net == net) {
+            return;
+        }
+        let opts = wirebench_link::CheckOptions { probes: 20, loss_packets: 2000, transfer_s: 0.0 };
+        let Ok(r) = wirebench_link::check(link, &opts) else { return };
+        let loss = |l: &wirebench_link::LossEstimate| ObservedLoss {
+            sent: l.sent,
+            lost: l.sent - l.received,
+            observed: l.observed,
+            low: l.low,
+            high: l.high,
+        };
+        self.links.push(LinkFacts {
+            net,
+            rtt_probes: r.rtt.probes as u64,
+            rtt_answered: r.rtt.answered as u64,
+            rtt_median_ms: r.rtt.median_ms,
+            rtt_p99_ms: r.rtt.p99_ms,
+            loss_up: loss(&r.loss_up),
+            loss_down: loss(&r.loss_down),
+        });
+    }
+
     /// Rows behind a network link: a link of their own, the subject and its services started
     /// inside its server namespace (services of their own, not shared with loopback rows), the
     /// load sent from its client namespace. Without root or namespaces each row fails with the
@@ -333,6 +365,9 @@ impl Ctx<'_> {
         launcher: &dyn Launcher,
     ) -> Result<(), RunError> {
         let link = Link::up(net).map_err(|e| e.to_string());
+        if let Ok(l) = &link {
+            self.observe(l);
+        }
         let mut services = Services::default();
         let started = match &link {
             Err(e) => Err(e.clone()),

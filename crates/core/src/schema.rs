@@ -211,6 +211,37 @@ pub struct RunInfo {
     /// A sequential run's rounds of repeats for undecided claims (`--until-decided`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sequential: Option<Sequential>,
+    /// The network links the run built, each measured once when it was first made.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<LinkFacts>,
+}
+
+/// A network link as set and as observed by a short check (`wirebench net check`'s probes)
+/// right after it was made, before any row crossed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinkFacts {
+    /// The setting, as rows record it (`rtt=40ms,loss=1%,cc=reno`).
+    pub net: String,
+    pub rtt_probes: u64,
+    pub rtt_answered: u64,
+    pub rtt_median_ms: f64,
+    pub rtt_p99_ms: f64,
+    /// Client to server.
+    pub loss_up: ObservedLoss,
+    /// Server to client.
+    pub loss_down: ObservedLoss,
+}
+
+/// A direction's observed loss and its 95 % Wilson interval.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObservedLoss {
+    pub sent: u64,
+    pub lost: u64,
+    pub observed: f64,
+    pub low: f64,
+    pub high: f64,
 }
 
 /// What a sequential run did after the profile's repeats: which rows each round repeated, why it

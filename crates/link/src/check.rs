@@ -20,7 +20,7 @@ pub struct CheckOptions {
     pub probes: usize,
     /// Packets each way for the loss estimate (fewer when a slow rate would take too long).
     pub loss_packets: usize,
-    /// Seconds of TCP transfer for the goodput (only with a rate).
+    /// Seconds of TCP transfer for the goodput (only with a rate; 0: none).
     pub transfer_s: f64,
 }
 
@@ -41,7 +41,7 @@ pub struct Rtt {
 
 /// One direction's observed loss with its 95 % Wilson interval.
 #[derive(Debug, Clone, Serialize)]
-pub struct Loss {
+pub struct LossEstimate {
     pub sent: u64,
     pub received: u64,
     pub observed: f64,
@@ -49,11 +49,11 @@ pub struct Loss {
     pub high: f64,
 }
 
-impl Loss {
-    fn of(sent: u64, received: u64) -> Loss {
+impl LossEstimate {
+    fn of(sent: u64, received: u64) -> LossEstimate {
         let lost = sent.saturating_sub(received);
         let (low, high) = wilson(lost, sent, 1.959_964);
-        Loss { sent, received, observed: lost as f64 / sent.max(1) as f64, low, high }
+        LossEstimate { sent, received, observed: lost as f64 / sent.max(1) as f64, low, high }
     }
 
     /// Whether `p` lies in the interval at `z` standard errors (tests use a wide one).
@@ -93,8 +93,8 @@ pub struct CheckReport {
     pub loss_set: f64,
     pub rate_set_mbit: Option<f64>,
     pub rtt: Rtt,
-    pub loss_up: Loss,
-    pub loss_down: Loss,
+    pub loss_up: LossEstimate,
+    pub loss_down: LossEstimate,
     pub goodput: Option<Goodput>,
     /// The forwarder's CPU over the whole check, and packets it wrote more than 1 ms late.
     pub forwarder_cpu_s: f64,
@@ -225,13 +225,13 @@ pub fn check(link: &Link, opts: &CheckOptions) -> io::Result<CheckReport> {
     }
     let _ = listener.join(); // ends after the echoes stop coming
     let arrived = echo.loss_probes.load(Ordering::Relaxed);
-    let loss_up = Loss::of(n, arrived);
-    let loss_down = Loss::of(arrived, received.load(Ordering::Relaxed));
+    let loss_up = LossEstimate::of(n, arrived);
+    let loss_down = LossEstimate::of(arrived, received.load(Ordering::Relaxed));
     drop(echo);
 
     let goodput = match spec.rate_mbit {
-        Some(rate) => Some(transfer(link, opts.transfer_s, rate)?),
-        None => None,
+        Some(rate) if opts.transfer_s > 0.0 => Some(transfer(link, opts.transfer_s, rate)?),
+        _ => None,
     };
     let stats: LinkStats = link.stats().since(&before);
     let (c, s) = link.addrs();

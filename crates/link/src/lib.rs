@@ -10,7 +10,7 @@ mod ns;
 mod shaper;
 mod spec;
 
-pub use check::{check, wilson, CheckOptions, CheckReport};
+pub use check::{check, wilson, CheckOptions, CheckReport, LossEstimate};
 pub use link::{DirStats, Link, LinkError, LinkStats, CLIENT_ADDR, SERVER_ADDR};
 pub use ns::{held_namespaces, Entered, Ns};
 pub use shaper::{Counters, Fate, Loss, Shaper};

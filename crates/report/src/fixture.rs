@@ -131,6 +131,7 @@ pub fn write_run(dir: &Path, specs: &[Spec], formats: &[FormatSpec], claims: &st
         only: None,
         parameters: serde_json::to_value(&suite).unwrap(),
         sequential: None,
+        links: Vec::new(),
     };
     let mut w = ResultsWriter::create(dir, &info).unwrap();
     for spec in specs {

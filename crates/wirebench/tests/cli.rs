@@ -114,6 +114,12 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         serde_json::from_str(&std::fs::read_to_string(workspace().join("schemas/run.schema.json")).unwrap()).unwrap();
     assert!(jsonschema::validator_for(&run_schema).unwrap().is_valid(&run));
     assert!(run["finished_at"].is_string());
+    // The one link the smoke rows crossed, measured when it was made.
+    let links = run["links"].as_array().expect("run.json lists the links");
+    assert_eq!(links.len(), 1, "{links:?}");
+    assert_eq!(links[0]["net"], "rtt=10ms,loss=2%");
+    assert!(links[0]["rtt_median_ms"].as_f64().unwrap() >= 10.0, "{links:?}");
+    assert!(links[0]["loss_up"]["sent"].as_u64().unwrap() >= 2000, "{links:?}");
     // The machine's cores, not the load CPUs the runner pinned itself to.
     let pinned = run["cpus"]["subject"].as_array().unwrap().len() + run["cpus"]["load"].as_array().unwrap().len();
     assert!(run["machine"]["cores"].as_u64().unwrap() as usize >= pinned.max(1), "{}", run["machine"]);
