@@ -183,7 +183,14 @@ impl Launcher for Supervisor {
 
     fn start_service(&self, name: &str, spec: &ServiceSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
         let failed = |message: String| SupervisorError::Service { service: name.into(), message };
-        let dir = self.log_dir.join(format!("service-{name}"));
+        // A service started again in the same run (behind a network link, or in a sequential
+        // round) gets a directory of its own: `service-<name>-2`, ...; a database's init refuses
+        // a used one, and the first start's files and log stay for the report's reader.
+        let stem = (1..)
+            .map(|i| if i == 1 { format!("service-{name}") } else { format!("service-{name}-{i}") })
+            .find(|stem| !self.log_dir.join(stem).exists())
+            .expect("some directory name is free");
+        let dir = self.log_dir.join(&stem);
         std::fs::create_dir_all(&dir).map_err(|e| failed(format!("cannot create {}: {e}", dir.display())))?;
         // Absolute, since the service runs in it and `{dir}` names it in its own arguments.
         let dir = dir.canonicalize().map_err(|e| failed(format!("cannot resolve {}: {e}", dir.display())))?;
@@ -224,7 +231,7 @@ impl Launcher for Supervisor {
                 Ok(()) => {}
             }
         }
-        let (log_path, log) = self.log_file(&format!("service-{name}.log"))?;
+        let (log_path, log) = self.log_file(&format!("{stem}.log"))?;
         let stdout =
             log.try_clone().map_err(|source| SupervisorError::Log { path: log_path.display().to_string(), source })?;
         let mut cmd = Command::new(&program);
@@ -648,6 +655,15 @@ mod tests {
         let pid = svc.pid().unwrap();
         svc.stop();
         assert!(!Path::new(&format!("/proc/{pid}")).exists() || !port_accepts(port), "stopped");
+        // Started again in the same run (behind a link, in a sequential round): a directory of
+        // its own, since a database's init refuses a used one; the first start's files stay.
+        let mut again =
+            s.start_service("db", &service(&["python3", "-c", listen], Ready::Port("main".into()))).unwrap();
+        let second = d.path().join("service-db-2");
+        assert_eq!(again.dir(), Some(second.as_path()));
+        assert!(second.join("setup.txt").exists() && dir.join("setup.txt").exists());
+        assert!(d.path().join("service-db-2.log").exists() && d.path().join("service-db.log").exists());
+        again.stop();
     }
 
     #[test]
