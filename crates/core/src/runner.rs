@@ -387,8 +387,32 @@ impl Ctx<'_> {
         // Its own services: those of the scenarios' subjects are stopped by now.
         let mut services = Services::default();
         let mut running = Vec::new();
-        let outcome = match start_for_harness(h, self.suite, self.opts, &mut services, launcher, &mut running) {
-            Ok(h) => self.harness(&h, launcher, round),
+        // Behind a link: subjects and services start in its server namespace, the harness (a
+        // browser, a driver) in its client one, each by this thread entering it meanwhile.
+        let link = h.net.as_ref().map(|net| Link::up(net).map_err(|e| e.to_string())).transpose();
+        if let Ok(Some(l)) = &link {
+            self.observe(l);
+        }
+        let started = match &link {
+            Err(e) => Err(e.clone()),
+            Ok(None) => start_for_harness(h, self.suite, self.opts, &mut services, launcher, &mut running),
+            Ok(Some(l)) => match l.server().map(|ns| ns.enter()) {
+                Some(Ok(_inside)) => start_for_harness(h, self.suite, self.opts, &mut services, launcher, &mut running),
+                Some(Err(e)) => Err(format!("cannot enter the link's server namespace: {e}")),
+                None => Err("the link has no server namespace".into()),
+            },
+        };
+        let outcome = match started {
+            Ok(spec) => match &link {
+                Ok(Some(l)) => match l.client().enter() {
+                    Ok(_inside) => self.harness(&spec, launcher, round),
+                    Err(e) => {
+                        self.progress.scenario(self.index, self.total, &h.id, round.1);
+                        self.write(self.harness_failure(h, format!("cannot enter the link's client namespace: {e}")))
+                    }
+                },
+                _ => self.harness(&spec, launcher, round),
+            },
             Err(e) => {
                 self.progress.scenario(self.index, self.total, &h.id, round.1);
                 self.write(self.harness_failure(h, e))
@@ -592,7 +616,7 @@ impl Ctx<'_> {
                     // A transport marks a row of the load engine (the report's scenarios
                     // table); a harness's rows are the harness's, whatever it printed.
                     transport: None,
-                    net: None,
+                    net: h.net.as_ref().map(ToString::to_string),
                     // Repeat 0 is a harness's verification or warm-up row.
                     repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
                     ..m
@@ -626,7 +650,7 @@ impl Ctx<'_> {
             lang: h.lang.clone(),
             lab: Some(self.suite.harness_lab(h).to_string()),
             transport: None,
-            net: None,
+            net: h.net.as_ref().map(ToString::to_string),
             protocol: None,
             format: None,
             params: BTreeMap::new(),

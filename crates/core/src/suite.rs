@@ -90,6 +90,11 @@ pub struct HarnessSpec {
     /// The lab of the rows it prints, when not the suite's (the runner stamps it on each).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lab: Option<String>,
+    /// A network link between the harness (a browser, a driver) and its subjects: they start in
+    /// the link's server namespace, the harness in its client namespace, and the runner stamps
+    /// the link on every row it prints (docs/METHODOLOGY.md, "Network conditions").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net: Option<wirebench_link::NetSpec>,
 }
 
 fn default_harness_timeout() -> f64 {
@@ -858,6 +863,9 @@ impl Suite {
             }
             if h.lab.as_deref() == Some("") {
                 return bad(format!("harnesses[{i}].lab"), NO_LAB.into());
+            }
+            if let Some(Err(e)) = h.net.as_ref().map(|n| n.check()) {
+                return bad(format!("harnesses[{i}].net"), e);
             }
             if self.scenarios.iter().any(|s| s.id == h.id) || self.harnesses[..i].iter().any(|o| o.id == h.id) {
                 return bad(format!("harnesses[{i}].id"), format!("`{}` is used twice", h.id));

@@ -42,9 +42,21 @@ fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
         .all(|r| r["params"]["protocol"] == "http" && r["protocol"] == "http2" && r["params"]["tls"] == true));
     assert!(rows.iter().filter(|r| r["params"]["http"] != "h2").all(|r| r["params"]["http"] == "http/1.1"));
 
+    // Across a link: Chromium in the client namespace, the app in the server one. N sequential
+    // GETs pay N round trips; a WebSocket's N messages on its open connection about one.
+    let row = |id: &str| rows.iter().find(|r| r["scenario"] == id).unwrap_or_else(|| panic!("{id} ran"));
+    for rtt in [20u32, 80] {
+        let get = row(&format!("http-get-n10-rtt{rtt}"));
+        let ws = row(&format!("ws-send-n10-rtt{rtt}"));
+        assert_eq!(get["net"], format!("rtt={rtt}ms"), "{get}");
+        let (g, w) = (get["metrics"]["duration_s"].as_f64().unwrap(), ws["metrics"]["duration_s"].as_f64().unwrap());
+        assert!(g >= 10.0 * f64::from(rtt) / 1e3, "10 GETs across {rtt} ms took {g} s");
+        assert!(w >= f64::from(rtt) / 1e3 && w < g, "10 WebSocket messages across {rtt} ms took {w} s (GETs {g} s)");
+    }
+
     let report = std::fs::read_to_string(&html).unwrap();
     let section = &report[report.find(r#"<section id="realtime">"#).expect("a realtime section")..];
-    for condition in ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk"] {
+    for condition in ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk", "20 ms", "80 ms"] {
         assert!(section.contains(&format!(r#"id="realtime-{condition}""#)), "a table for {condition}");
     }
     assert!(section.contains(r#"id="chart-realtime-by-n""#) && section.contains(r#"id="chart-realtime-conditions""#));

@@ -20,7 +20,9 @@ const http =
 const h2 = http === "h2";
 const cpu = Number(query.get("cpu_throttle") ?? "1");
 const disk = query.get("disk") === "1";
-const suffix = `${h2 ? "-h2" : tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}`;
+/** The round trip of the network link the runner put between browser and app (a label: the page cannot see the link). */
+const rtt = Number(query.get("rtt_ms") ?? "0");
+const suffix = `${h2 ? "-h2" : tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}${rtt > 0 ? `-rtt${rtt}` : ""}`;
 
 /** The protocol of the page's last request to /text (Resource Timing), to check HTTP rows ran over `http`. */
 function lastTextProtocol(): string | undefined {
@@ -59,6 +61,7 @@ function line(s: Scenario, repeat: number, result: number | Error): string {
       http,
       cpu_throttle: cpu,
       disk,
+      rtt_ms: rtt,
       runtime: query.get("runtime") ?? navigator.userAgent,
     },
     repeat,

@@ -87,12 +87,15 @@ pub struct Condition {
     pub cpu_throttle: u32,
     /// The server wrote each received text to disk.
     pub disk: bool,
+    /// The round trip of a network link between browser and app (0: none).
+    pub rtt_ms: u32,
 }
 
 impl Condition {
-    /// The order of the tables: cleartext, TLS, HTTP/2, then the slowed client, then disk writes.
-    fn order(&self) -> (bool, u32, bool, bool) {
-        (self.disk, self.cpu_throttle, self.tls, self.h2)
+    /// The order of the tables: cleartext, TLS, HTTP/2, then the slowed client, then disk writes,
+    /// then across a link, nearest first.
+    fn order(&self) -> (u32, bool, u32, bool, bool) {
+        (self.rtt_ms, self.disk, self.cpu_throttle, self.tls, self.h2)
     }
 }
 
@@ -109,7 +112,7 @@ impl PartialOrd for Condition {
 }
 
 /// The condition every other is compared with: cleartext HTTP/1.1, a full-speed client, no disk.
-pub const BASE: Condition = Condition { h2: false, tls: false, cpu_throttle: 1, disk: false };
+pub const BASE: Condition = Condition { h2: false, tls: false, cpu_throttle: 1, disk: false, rtt_ms: 0 };
 
 /// One scenario as the realtime tables show it.
 #[derive(Debug, Clone)]
@@ -512,6 +515,10 @@ impl Condition {
         if self.disk {
             parts.push(name("server writes each text to disk", "disk"));
         }
+        if self.rtt_ms > 0 {
+            let r = self.rtt_ms;
+            parts.push(name(&format!("across {r} ms of round trip"), &format!("{r} ms")));
+        }
         parts
     }
 
@@ -575,6 +582,7 @@ impl RealtimeRow {
             tls: self.flag("tls"),
             cpu_throttle: self.number("cpu_throttle").max(1) as u32,
             disk: self.flag("disk"),
+            rtt_ms: self.number("rtt_ms") as u32,
         }
     }
 
