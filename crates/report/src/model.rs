@@ -218,6 +218,35 @@ fn suite_of(parameters: &serde_json::Value) -> Result<Suite, serde_json::Error> 
     serde_json::from_value(parameters.clone())
 }
 
+/// What the run's network links were asked to be and what a check observed when each was made.
+fn links_text(links: &[wirebench_core::schema::LinkFacts]) -> Text {
+    let pct = |x: f64| format!("{:.2} %", x * 100.0);
+    let mut text = Text::plain(
+        "Rows with a link crossed one of ours between the load and the subject (docs/METHODOLOGY.md, \"Network \
+         conditions\"), measured when it was made: ",
+    );
+    for (i, l) in links.iter().enumerate() {
+        if i > 0 {
+            text = text.and("; ");
+        }
+        text = text.and_code(l.net.as_str()).and(format!(
+            ": round trip {:.2} ms at the median (p99 {:.2}, {} of {} probes), loss {} [{}, {}] client → server, \
+             {} [{}, {}] server → client",
+            l.rtt_median_ms,
+            l.rtt_p99_ms,
+            l.rtt_answered,
+            l.rtt_probes,
+            pct(l.loss_up.observed),
+            pct(l.loss_up.low),
+            pct(l.loss_up.high),
+            pct(l.loss_down.observed),
+            pct(l.loss_down.low),
+            pct(l.loss_down.high),
+        ));
+    }
+    text.and(".")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,33 +289,4 @@ mod tests {
         );
         assert!(r.warnings().is_empty(), "{:?}", r.warnings());
     }
-}
-
-/// What the run's network links were asked to be and what a check observed when each was made.
-fn links_text(links: &[wirebench_core::schema::LinkFacts]) -> Text {
-    let pct = |x: f64| format!("{:.2} %", x * 100.0);
-    let mut text = Text::plain(
-        "Rows with a link crossed one of ours between the load and the subject (docs/METHODOLOGY.md, \"Network \
-         conditions\"), measured when it was made: ",
-    );
-    for (i, l) in links.iter().enumerate() {
-        if i > 0 {
-            text = text.and("; ");
-        }
-        text = text.and_code(l.net.as_str()).and(format!(
-            ": round trip {:.2} ms at the median (p99 {:.2}, {} of {} probes), loss {} [{}, {}] client → server, \
-             {} [{}, {}] server → client",
-            l.rtt_median_ms,
-            l.rtt_p99_ms,
-            l.rtt_answered,
-            l.rtt_probes,
-            pct(l.loss_up.observed),
-            pct(l.loss_up.low),
-            pct(l.loss_up.high),
-            pct(l.loss_down.observed),
-            pct(l.loss_down.low),
-            pct(l.loss_down.high),
-        ));
-    }
-    text.and(".")
 }
