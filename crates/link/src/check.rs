@@ -90,6 +90,8 @@ pub struct CheckReport {
     /// The client's and the server's addresses on the link.
     pub addrs: (String, String),
     pub rtt_set_ms: f64,
+    /// ± this much on each direction's delay (so up to twice it on a round trip).
+    pub jitter_set_ms: f64,
     pub loss_set: f64,
     pub rate_set_mbit: Option<f64>,
     pub rtt: Rtt,
@@ -239,6 +241,7 @@ pub fn check(link: &Link, opts: &CheckOptions) -> io::Result<CheckReport> {
         link: spec.to_string(),
         addrs: (c.to_string(), s.to_string()),
         rtt_set_ms: spec.rtt_ms,
+        jitter_set_ms: spec.jitter_ms,
         loss_set: spec.loss,
         rate_set_mbit: spec.rate_mbit,
         rtt,
@@ -301,7 +304,11 @@ impl CheckReport {
         out += &format!(
             "{:<24} {:>12}  {:.2} ms (p99 {:.2} ms, min {:.2} ms; {} of {} probes answered)\n",
             "round trip, median",
-            format!("{:.2} ms", self.rtt_set_ms),
+            if self.jitter_set_ms > 0.0 {
+                format!("{:.2} ± {:.1} ms", self.rtt_set_ms, 2.0 * self.jitter_set_ms)
+            } else {
+                format!("{:.2} ms", self.rtt_set_ms)
+            },
             self.rtt.median_ms,
             self.rtt.p99_ms,
             self.rtt.min_ms,

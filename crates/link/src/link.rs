@@ -16,7 +16,8 @@
 //! a SIGKILL removes it too), with an address of its own from 198.19.0.0/16 per process, and
 //! `route_localnet` set on that device alone.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -341,7 +342,9 @@ fn thread_cpu() -> Duration {
 fn forward(from: RawFd, to: RawFd, wake: RawFd, mut shaper: Shaper, stop: &AtomicBool, live: &Live) {
     // SAFETY: PR_SET_TIMERSLACK with a plain value; 1 ns asks for the timer's own precision.
     unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1, 0, 0, 0) };
-    let mut queue: VecDeque<(Instant, Vec<u8>)> = VecDeque::new();
+    // Ordered by due time, then arrival: jitter lets a later packet leave first.
+    let mut queue: BinaryHeap<Reverse<(Instant, u64, Vec<u8>)>> = BinaryHeap::new();
+    let mut arrivals = 0u64;
     let mut spare: Vec<Vec<u8>> = Vec::new();
     let mut fds = [
         libc::pollfd { fd: from, events: libc::POLLIN, revents: 0 },
@@ -349,7 +352,7 @@ fn forward(from: RawFd, to: RawFd, wake: RawFd, mut shaper: Shaper, stop: &Atomi
     ];
     while !stop.load(Ordering::Relaxed) {
         let now = Instant::now();
-        let timeout = queue.front().map(|(due, _)| {
+        let timeout = queue.peek().map(|Reverse((due, _, _))| {
             let d = due.saturating_duration_since(now);
             libc::timespec { tv_sec: d.as_secs() as libc::time_t, tv_nsec: d.subsec_nanos() as libc::c_long }
         });
@@ -371,14 +374,17 @@ fn forward(from: RawFd, to: RawFd, wake: RawFd, mut shaper: Shaper, stop: &Atomi
                 }
                 buf.truncate(got as usize);
                 match shaper.admit(Instant::now(), buf.len()) {
-                    Fate::Deliver(due) => queue.push_back((due, buf)),
+                    Fate::Deliver(due) => {
+                        arrivals += 1;
+                        queue.push(Reverse((due, arrivals, buf)));
+                    }
                     Fate::Lost | Fate::Overflow => spare.push(buf),
                 }
             }
         }
         let now = Instant::now();
-        while queue.front().is_some_and(|(due, _)| *due <= now) {
-            let (due, buf) = queue.pop_front().expect("checked");
+        while queue.peek().is_some_and(|Reverse((due, _, _))| *due <= now) {
+            let Reverse((due, _, buf)) = queue.pop().expect("checked");
             // SAFETY: writes buf's bytes; a device that refuses a packet drops it, as a wire would.
             unsafe { libc::write(to, buf.as_ptr().cast(), buf.len()) };
             let late = now.saturating_duration_since(due);

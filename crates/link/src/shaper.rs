@@ -68,6 +68,9 @@ pub struct Counters {
 /// then the propagation delay.
 pub struct Shaper {
     one_way: Duration,
+    /// ± this much on each packet's delay, from a stream of its own (so jitter never changes
+    /// which packets the loss model drops).
+    jitter: Option<(Duration, SmallRng)>,
     /// Nanoseconds of wire time per byte (`None`: no rate).
     ns_per_byte: Option<f64>,
     queue: usize,
@@ -81,6 +84,8 @@ impl Shaper {
     pub fn new(spec: &NetSpec, seed: u64) -> Self {
         Shaper {
             one_way: spec.one_way(),
+            jitter: (spec.jitter_ms > 0.0)
+                .then(|| (Duration::from_secs_f64(spec.jitter_ms / 1e3), SmallRng::seed_from_u64(seed ^ 0x6a17))),
             ns_per_byte: spec.rate_mbit.map(|m| 8e3 / m),
             queue: spec.queue,
             loss: Loss::new(spec.loss, spec.burst, seed),
@@ -98,7 +103,7 @@ impl Shaper {
         }
         let Some(ns_per_byte) = self.ns_per_byte else {
             self.counters.bytes += len as u64;
-            return Fate::Deliver(now + self.one_way);
+            return Fate::Deliver(now + self.delay());
         };
         while self.on_wire.front().is_some_and(|&done| done <= now) {
             self.on_wire.pop_front();
@@ -111,7 +116,19 @@ impl Shaper {
         let done = start + Duration::from_nanos((len as f64 * ns_per_byte).round() as u64);
         self.on_wire.push_back(done);
         self.counters.bytes += len as u64;
-        Fate::Deliver(done + self.one_way)
+        Fate::Deliver(done + self.delay())
+    }
+
+    /// This packet's propagation delay: half the round trip, ± the jitter (uniform), so a later
+    /// packet can leave before an earlier one, as on a path whose queues vary.
+    fn delay(&mut self) -> Duration {
+        match &mut self.jitter {
+            None => self.one_way,
+            Some((j, rng)) => {
+                let offset = (rng.random::<f64>() * 2.0 - 1.0) * j.as_secs_f64();
+                Duration::from_secs_f64((self.one_way.as_secs_f64() + offset).max(0.0))
+            }
+        }
     }
 }
 
@@ -145,6 +162,28 @@ mod tests {
         // An idle wire starts at once.
         assert_eq!(s.admit(t + ms(10), 750), Fate::Deliver(t + ms(10) + Duration::from_micros(500) + ms(5)));
         assert_eq!(s.counters.overflow, 1);
+    }
+
+    #[test]
+    fn jitter_spreads_delays_around_half_the_round_trip_and_reorders() {
+        let mut s = Shaper::new(&spec("rtt=20ms,jitter=5ms"), 7);
+        let t = Instant::now();
+        let dues: Vec<Duration> = (0..10_000)
+            .map(|i| {
+                let at = t + Duration::from_micros(i * 100);
+                match s.admit(at, 100) {
+                    Fate::Deliver(due) => due - at,
+                    other => panic!("{other:?}"),
+                }
+            })
+            .collect();
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        assert!(dues.iter().all(|d| (5.0..=15.0).contains(&ms(d))), "every delay within 10 ± 5 ms");
+        let mean = dues.iter().map(ms).sum::<f64>() / dues.len() as f64;
+        assert!((mean - 10.0).abs() < 0.2, "mean delay {mean} ms");
+        // 0.1 ms apart with up to 10 ms of spread: many packets overtake their predecessor.
+        let overtaken = (1..dues.len()).filter(|&i| ms(&dues[i]) + 0.1 < ms(&dues[i - 1])).count();
+        assert!(overtaken > 1000, "{overtaken} reorderings");
     }
 
     /// Runs of consecutive losses: (lost, total, mean run length).

@@ -15,6 +15,10 @@ pub struct NetSpec {
     /// Round-trip time the link adds (each direction adds half).
     #[serde(default)]
     pub rtt_ms: f64,
+    /// How much each packet's one-way delay varies: uniform within ± this many milliseconds of
+    /// half the round trip, so packets can overtake each other (reordering), as netem's jitter.
+    #[serde(default)]
+    pub jitter_ms: f64,
     /// Probability that a packet is dropped, per direction (0.01 is 1 %).
     #[serde(default)]
     pub loss: f64,
@@ -47,7 +51,15 @@ fn default_queue() -> usize {
 
 impl Default for NetSpec {
     fn default() -> Self {
-        NetSpec { rtt_ms: 0.0, loss: 0.0, burst: 1.0, rate_mbit: None, queue: default_queue(), cc: None }
+        NetSpec {
+            rtt_ms: 0.0,
+            jitter_ms: 0.0,
+            loss: 0.0,
+            burst: 1.0,
+            rate_mbit: None,
+            queue: default_queue(),
+            cc: None,
+        }
     }
 }
 
@@ -61,6 +73,13 @@ impl NetSpec {
     pub fn check(&self) -> Result<(), String> {
         if !(0.0..=10_000.0).contains(&self.rtt_ms) || !self.rtt_ms.is_finite() {
             return Err(format!("rtt {} ms is outside 0 to 10000 ms", self.rtt_ms));
+        }
+        if !self.jitter_ms.is_finite() || self.jitter_ms < 0.0 || self.jitter_ms > self.rtt_ms / 2.0 {
+            return Err(format!(
+                "jitter {} ms is outside 0 to half the round trip ({} ms)",
+                self.jitter_ms,
+                self.rtt_ms / 2.0
+            ));
         }
         if !(0.0..1.0).contains(&self.loss) {
             return Err(format!("loss {} is outside [0, 1) (write 1% or 0.01)", self.loss));
@@ -90,6 +109,9 @@ impl NetSpec {
     /// A short label for row ids and tables: `rtt50ms-loss1%`.
     pub fn label(&self) -> String {
         let mut parts = vec![format!("rtt{}ms", trim(self.rtt_ms))];
+        if self.jitter_ms > 0.0 {
+            parts.push(format!("jitter{}ms", trim(self.jitter_ms)));
+        }
         if self.loss > 0.0 {
             parts.push(format!("loss{}%", trim(self.loss * 100.0)));
         }
@@ -112,6 +134,9 @@ fn trim(x: f64) -> String {
 impl fmt::Display for NetSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "rtt={}ms", trim(self.rtt_ms))?;
+        if self.jitter_ms > 0.0 {
+            write!(f, ",jitter={}ms", trim(self.jitter_ms))?;
+        }
         if self.loss > 0.0 {
             write!(f, ",loss={}%", trim(self.loss * 100.0))?;
         }
@@ -185,12 +210,13 @@ impl FromStr for NetSpec {
             seen.push(key);
             match key {
                 "rtt" => spec.rtt_ms = millis(value)?,
+                "jitter" => spec.jitter_ms = millis(value)?,
                 "loss" => spec.loss = fraction(value)?,
                 "burst" => spec.burst = value.parse().map_err(|_| format!("burst `{value}` is not a number"))?,
                 "rate" => spec.rate_mbit = Some(mbit(value)?),
                 "queue" => spec.queue = value.parse().map_err(|_| format!("queue `{value}` is not a packet count"))?,
                 "cc" => spec.cc = Some(value.to_string()),
-                _ => return Err(format!("unknown key `{key}` (rtt, loss, burst, rate, queue, cc)")),
+                _ => return Err(format!("unknown key `{key}` (rtt, jitter, loss, burst, rate, queue, cc)")),
             }
         }
         if seen.is_empty() {
@@ -223,6 +249,11 @@ mod tests {
         );
         assert_eq!(t.to_string(), "rtt=500ms,loss=0.5%,rate=1000mbit,queue=64,cc=bbr");
         assert_eq!(s.cc, None);
+        let j: NetSpec = "rtt=40ms,jitter=5ms".parse().unwrap();
+        assert_eq!(
+            (j.jitter_ms, j.to_string(), j.label()),
+            (5.0, "rtt=40ms,jitter=5ms".into(), "rtt40ms-jitter5ms".into())
+        );
     }
 
     #[test]
@@ -237,7 +268,8 @@ mod tests {
             ("rate=0mbit", "outside 0.01"),
             ("queue=0", "at least one packet"),
             ("rtt=5ms,rtt=6ms", "twice"),
-            ("jitter=5ms", "unknown key `jitter`"),
+            ("rtt=10ms,jitter=6ms", "jitter 6 ms is outside 0 to half the round trip"),
+            ("delay=5ms", "unknown key `delay`"),
             ("cc=../x", "not a congestion control"),
             ("rtt", "not key=value"),
         ] {

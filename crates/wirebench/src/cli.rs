@@ -62,6 +62,9 @@ pub struct NetCheckArgs {
     /// Round-trip time the link adds: 50ms, 0.5ms, 1s.
     #[arg(long, default_value = "0ms")]
     pub rtt: String,
+    /// Each direction's delay varies by up to this much either way (packets may reorder): 5ms.
+    #[arg(long)]
+    pub jitter: Option<String>,
     /// Loss per direction: 1% or 0.01.
     #[arg(long)]
     pub loss: Option<String>,

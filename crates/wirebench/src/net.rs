@@ -8,7 +8,14 @@ use wirebench_link::{check as measure, CheckOptions, Link, NetSpec};
 /// The flags as one spec, read by the one parser `--net` uses too.
 fn spec_of(args: &NetCheckArgs) -> anyhow::Result<NetSpec> {
     let mut parts = vec![format!("rtt={}", args.rtt)];
-    for (key, value) in [("loss", &args.loss), ("burst", &args.burst), ("rate", &args.rate), ("queue", &args.queue)] {
+    let flags = [
+        ("jitter", &args.jitter),
+        ("loss", &args.loss),
+        ("burst", &args.burst),
+        ("rate", &args.rate),
+        ("queue", &args.queue),
+    ];
+    for (key, value) in flags {
         if let Some(v) = value {
             parts.push(format!("{key}={v}"));
         }
