@@ -159,9 +159,9 @@ fn bad_link_settings_are_one_line() {
         assert!(stderr.contains(want), "{stderr}");
     }
     // clap reads --net with the same parser and refuses it as clap refuses any bad value.
-    let out = wirebench(&["load", "http://127.0.0.1:1/", "--net", "jitter=5ms"]);
+    let out = wirebench(&["load", "http://127.0.0.1:1/", "--net", "delay=5ms"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown key `jitter`"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown key `delay`"));
 }
 
 /// SIGKILL mid-measurement: the namespaces the run made, and the device a `--net` load put in
