@@ -6,8 +6,10 @@
 use wirebench_core::results::ScenarioSummary;
 
 use crate::charts::pairs::{Bar, Pairs};
-use crate::charts::{Plot, Spec};
+use crate::charts::panels::{tick, Axis, Bar as PanelBar, Bars, Group, Panel};
+use crate::charts::{color, Key, Plot, Spec};
 use crate::load::Row;
+use crate::numbers;
 use crate::section::{Block, Lab, Run, Section};
 
 /// The lab.
@@ -93,49 +95,50 @@ fn payload_chart(rows: &[Row]) -> Spec {
     }
 }
 
-/// Grouped bars of median req/s per network link, two transports side by side, for the rows that
-/// crossed a link (`net`); `None` when no row did.
+/// One panel per network link the rows crossed, a bar per transport (median req/s with its
+/// interval); `None` when no row crossed a link. Panels, not pairs: a link may carry any number
+/// of transports (the new-connection rows carry four).
 fn net_chart(rows: &[Row]) -> Option<Spec> {
     let crossed: Vec<&Row> = rows.iter().filter(|r| r.summary.net.is_some() && r.rps().is_some()).collect();
+    if crossed.is_empty() {
+        return None;
+    }
     let mut transports: Vec<&str> = Vec::new();
-    let mut categories: Vec<String> = Vec::new();
+    let mut links: Vec<&str> = Vec::new();
     for r in &crossed {
         if !transports.contains(&r.transport) {
             transports.push(r.transport);
         }
-        let link = r.summary.net.clone().expect("filtered on net");
-        if !categories.contains(&link) {
-            categories.push(link);
+        let link = r.summary.net.as_deref().expect("filtered on net");
+        if !links.contains(&link) {
+            links.push(link);
         }
     }
-    if crossed.is_empty() {
-        return None;
-    }
-    let mut bars = Vec::new();
-    let mut left_out = Vec::new();
-    for r in &crossed {
-        let slot = transports.iter().position(|t| *t == r.transport).expect("collected");
-        let category = categories.iter().position(|c| Some(c) == r.summary.net.as_ref()).expect("collected");
-        if slot > 1 || bars.iter().any(|b: &Bar| (b.category, b.slot) == (category, slot)) {
-            left_out.push(r.id());
-            continue;
-        }
-        let s = r.rps().expect("filtered on rps");
-        bars.push(Bar { category, slot, value: s.median, ci: s.ci });
-    }
-    let slot = |i: usize| transports.get(i).map_or_else(|| "(none)".to_string(), |t| t.to_string());
+    let panels = links
+        .iter()
+        .map(|&link| Panel {
+            title: link.to_string(),
+            groups: crossed
+                .iter()
+                .filter(|r| r.summary.net.as_deref() == Some(link))
+                .map(|r| {
+                    let s = r.rps().expect("filtered on rps");
+                    let c = color(transports.iter().position(|t| *t == r.transport).expect("collected"));
+                    Group {
+                        label: r.id().to_string(),
+                        bars: vec![PanelBar { value: s.median, ci: s.ci, color: c, label: numbers::sig3(s.median) }],
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let mut legend: Vec<(String, Key)> =
+        transports.iter().enumerate().map(|(i, t)| (t.to_string(), Key::Bar(color(i)))).collect();
+    legend.push(("95 % CI of the mean".to_string(), Key::Whisker));
     Some(Spec {
         name: "net",
         title: "Requests per second across a network link",
-        plot: Ok(Plot::Pairs(Pairs {
-            categories,
-            slots: [slot(0), slot(1)],
-            bars,
-            x_desc: "link (round trip, loss each way)".into(),
-            y_desc: "requests per second, median".into(),
-        })),
-        note: (!left_out.is_empty()).then(|| {
-            format!("Not shown (a third transport, or the same link and transport again): {}.", left_out.join(", "))
-        }),
+        plot: Ok(Plot::Bars(Bars { legend, panels, axis: Axis { desc: "requests per second, median", tick } })),
+        note: None,
     })
 }
