@@ -119,11 +119,7 @@ impl Link {
         spec.check().map_err(LinkError)?;
         let client = new_ns()?;
         let server = new_ns()?;
-        let client_dev = client_side(&client, CLIENT_ADDR, SERVER_ADDR)?;
-        client
-            .run(|| congestion_control(&spec.cc))
-            .and_then(|r| r)
-            .map_err(|e| LinkError::at("client namespace", e))?;
+        let client_dev = client_side(&client, CLIENT_ADDR, SERVER_ADDR, &spec.cc)?;
         let server_dev = server
             .run(|| -> io::Result<tun::Device> {
                 no_ipv6()?;
@@ -147,20 +143,13 @@ impl Link {
         let n = std::process::id() % 16_384;
         let (c, s) = (format!("198.19.{}.{}", n / 64, n % 64 * 4 + 1), format!("198.19.{}.{}", n / 64, n % 64 * 4 + 2));
         let name = format!("wb{}", std::process::id());
-        let client_dev = client_side(&client, &c, &s)?;
-        // The client's side only: the host's own TCP (the server's, which sends the answers) is
-        // the host's to choose.
-        client
-            .run(|| congestion_control(&spec.cc))
-            .and_then(|r| r)
-            .map_err(|e| LinkError::at("client namespace", e))?;
+        // `cc` on the client's side only: the host's own TCP (the server's, which sends the
+        // answers) is the host's to choose.
+        let client_dev = client_side(&client, &c, &s, &spec.cc)?;
         let host_dev = (|| -> io::Result<tun::Device> {
             let dev = device(&name, &s, &c)?;
             sysctl(&format!("net.ipv4.conf.{name}.route_localnet"), "1")?;
-            match sysctl(&format!("net.ipv6.conf.{name}.disable_ipv6"), "1") {
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-                other => other?,
-            }
+            sysctl_unless_absent(&format!("net.ipv6.conf.{name}.disable_ipv6"), "1")?;
             Ok(dev)
         })()
         .map_err(|e| LinkError::at("host side", e))?;
@@ -275,12 +264,13 @@ fn new_ns() -> Result<Ns, LinkError> {
     })
 }
 
-/// The client namespace's device, and its route for 127.0.0.0/8 over the link (its own loopback
-/// stays down).
-fn client_side(client: &Ns, addr: &str, peer: &str) -> Result<tun::Device, LinkError> {
+/// The client namespace's device, its route for 127.0.0.0/8 over the link (its own loopback
+/// stays down), and TCP's congestion control `cc`.
+fn client_side(client: &Ns, addr: &str, peer: &str, cc: &Option<String>) -> Result<tun::Device, LinkError> {
     client
         .run(|| -> io::Result<tun::Device> {
             no_ipv6()?;
+            congestion_control(cc)?;
             let dev = device(CLIENT_DEV, addr, peer)?;
             sysctl(&format!("net.ipv4.conf.{CLIENT_DEV}.route_localnet"), "1")?;
             ip(&["route", "add", "127.0.0.0/8", "dev", CLIENT_DEV, "src", addr])?;
@@ -310,12 +300,17 @@ fn congestion_control(cc: &Option<String>) -> io::Result<()> {
 /// link too and take draws of the loss model that the measured traffic should have.
 fn no_ipv6() -> io::Result<()> {
     for key in ["net.ipv6.conf.default.disable_ipv6", "net.ipv6.conf.all.disable_ipv6"] {
-        match sysctl(key, "1") {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {} // a kernel without IPv6
-            other => other?,
-        }
+        sysctl_unless_absent(key, "1")?;
     }
     Ok(())
+}
+
+/// A sysctl that a kernel without IPv6 does not have: absent is fine.
+fn sysctl_unless_absent(key: &str, value: &str) -> io::Result<()> {
+    match sysctl(key, value) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
 }
 
 /// A point-to-point TUN device, up, in the current thread's namespace.
