@@ -364,22 +364,35 @@ impl Ctx<'_> {
         repeats: &RangeInclusive<u32>,
         launcher: &dyn Launcher,
     ) -> Result<(), RunError> {
-        let link = Link::up(net).map_err(|e| e.to_string());
-        if let Ok(l) = &link {
-            self.observe(l);
-        }
+        let (suite, opts) = (self.suite, self.opts);
         let mut services = Services::default();
-        let started = match &link {
-            Err(e) => Err(e.clone()),
-            Ok(link) => match link.server().map(|ns| ns.enter()) {
-                Some(Ok(_inside)) => start_subject(name, self.suite, self.opts, &mut services, launcher),
-                Some(Err(e)) => Err(format!("cannot enter the link's server namespace: {e}")),
-                None => Err("the link has no server namespace".into()),
-            },
-        };
-        self.run_subject(name, started, &services, mine, repeats, link.as_ref().ok())?;
+        let (link, started) =
+            self.start_behind(Some(net), || start_subject(name, suite, opts, &mut services, launcher));
+        self.run_subject(name, started, &services, mine, repeats, link.as_ref())?;
         services.stop_unused(&[]);
         Ok(())
+    }
+
+    /// Makes the link `net` asks for (observed once per setting) and runs `start` inside its
+    /// server namespace, so the processes it starts, their ports and readiness checks are there;
+    /// without `net`, runs `start` here. A link that cannot be made is `start`'s error.
+    fn start_behind<T>(
+        &mut self,
+        net: Option<&NetSpec>,
+        start: impl FnOnce() -> Result<T, String>,
+    ) -> (Option<Link>, Result<T, String>) {
+        let Some(net) = net else { return (None, start()) };
+        let link = match Link::up(net) {
+            Ok(link) => link,
+            Err(e) => return (None, Err(e.to_string())),
+        };
+        self.observe(&link);
+        let started = match link.server().map(|ns| ns.enter()) {
+            Some(Ok(_inside)) => start(),
+            Some(Err(e)) => Err(format!("cannot enter the link's server namespace: {e}")),
+            None => Err("the link has no server namespace".into()),
+        };
+        (Some(link), started)
     }
 
     /// Runs a harness for one round with the subjects and services it drives, then stops them.
@@ -389,30 +402,19 @@ impl Ctx<'_> {
         let mut running = Vec::new();
         // Behind a link: subjects and services start in its server namespace, the harness (a
         // browser, a driver) in its client one, each by this thread entering it meanwhile.
-        let link = h.net.as_ref().map(|net| Link::up(net).map_err(|e| e.to_string())).transpose();
-        if let Ok(Some(l)) = &link {
-            self.observe(l);
-        }
-        let started = match &link {
-            Err(e) => Err(e.clone()),
-            Ok(None) => start_for_harness(h, self.suite, self.opts, &mut services, launcher, &mut running),
-            Ok(Some(l)) => match l.server().map(|ns| ns.enter()) {
-                Some(Ok(_inside)) => start_for_harness(h, self.suite, self.opts, &mut services, launcher, &mut running),
-                Some(Err(e)) => Err(format!("cannot enter the link's server namespace: {e}")),
-                None => Err("the link has no server namespace".into()),
-            },
+        let (suite, opts) = (self.suite, self.opts);
+        let (link, started) = self
+            .start_behind(h.net.as_ref(), || start_for_harness(h, suite, opts, &mut services, launcher, &mut running));
+        let in_client = |spec| match &link {
+            Some(l) => l
+                .client()
+                .enter()
+                .map(|inside| (spec, Some(inside)))
+                .map_err(|e| format!("cannot enter the link's client namespace: {e}")),
+            None => Ok((spec, None)),
         };
-        let outcome = match started {
-            Ok(spec) => match &link {
-                Ok(Some(l)) => match l.client().enter() {
-                    Ok(_inside) => self.harness(&spec, launcher, round),
-                    Err(e) => {
-                        self.progress.scenario(self.index, self.total, &h.id, round.1);
-                        self.write(self.harness_failure(h, format!("cannot enter the link's client namespace: {e}")))
-                    }
-                },
-                _ => self.harness(&spec, launcher, round),
-            },
+        let outcome = match started.and_then(in_client) {
+            Ok((spec, _inside)) => self.harness(&spec, launcher, round),
             Err(e) => {
                 self.progress.scenario(self.index, self.total, &h.id, round.1);
                 self.write(self.harness_failure(h, e))
