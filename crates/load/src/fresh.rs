@@ -32,9 +32,9 @@ impl Channel for Fresh {
     async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
         let mut channel = self.open().await?;
         let reply = channel.exchange(keep_body).await;
-        // Closed as the load's end closes any channel (a WebSocket's close handshake), then
-        // dropped with its connection; the close is not part of the request's time only when
-        // the protocol needs none.
+        // Closed as the load's end closes any channel, then dropped with its connection. The
+        // close is inside the request's time: nothing for HTTP, whose close does no exchange; a
+        // WebSocket's close handshake, which a client without keep-alive pays too.
         let _ = channel.close().await;
         reply
     }
