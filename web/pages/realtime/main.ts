@@ -100,7 +100,7 @@ $("start").addEventListener("click", async () => {
 });
 
 async function auto(): Promise<void> {
-  const all = scenarios(query.get("profile") ?? "quick", query.get("set") ?? "all");
+  const all = scenarios(query.get("profile") ?? "quick", query.get("set") ?? "all", Number(query.get("max_n") ?? Infinity));
   const repeats = Number(query.get("repeats") ?? "1");
   const report = (s: Scenario, repeat: number, result: number | Error) => {
     show(scenarioId(s, suffix), result, s.n);

@@ -1,6 +1,7 @@
-//! Small multiples of lines on log–log axes: one titled panel per group stacked in one SVG, every
-//! panel on the same two axes, one line (with its points marked) per series, a series keeping its
-//! colour across panels. The parse and realtime labs' "time against N" charts draw with it.
+//! Small multiples of lines: one titled panel per group stacked in one SVG, every panel on the same
+//! two axes, one line (with its points marked) per series, a series keeping its colour across
+//! panels. The parse and realtime labs' "time against N" charts draw with it on log–log axes; the
+//! network charts (a metric against round trip or loss) with a linear x axis from zero.
 
 use plotters::prelude::*;
 
@@ -8,15 +9,58 @@ use super::curves::tick_label;
 use super::{frame, header, header_height, house_style, line_style};
 use super::{Dash, DrawResult, Key, Scale, Ticked, WIDTH};
 
-/// A series' name and its (x, y) points; y is a time in microseconds.
+/// A series' name and its (x, y) points in the units of the two axes.
 pub type Line = (String, Vec<(f64, f64)>);
 
-/// Panels of lines and the names of the two axes (both log scale).
+/// Panels of lines and their two axes.
 #[derive(Debug, Clone)]
 pub struct Lines {
     pub panels: Vec<Panel>,
-    pub x_desc: &'static str,
-    pub y_desc: &'static str,
+    pub x: LineAxis,
+    pub y: LineAxis,
+}
+
+/// One axis of a lines chart: its name, its scale and its tick labels.
+#[derive(Debug, Clone, Copy)]
+pub struct LineAxis {
+    pub desc: &'static str,
+    /// Log10 from the decade below the smallest value; otherwise linear from zero (a round trip
+    /// or a loss rate starts at 0, which no log axis holds).
+    pub log: bool,
+    pub tick: fn(f64) -> String,
+}
+
+impl LineAxis {
+    /// A count on a log axis: `N messages`.
+    pub const fn count(desc: &'static str) -> LineAxis {
+        LineAxis { desc, log: true, tick: super::compact }
+    }
+
+    /// A time in microseconds on a log axis, labelled in its own unit (`10 ms`).
+    pub const fn time(desc: &'static str) -> LineAxis {
+        LineAxis { desc, log: true, tick: tick_label }
+    }
+
+    /// A linear axis from zero.
+    pub const fn linear(desc: &'static str, tick: fn(f64) -> String) -> LineAxis {
+        LineAxis { desc, log: false, tick }
+    }
+
+    fn scale(&self, values: &[f64], headroom: f64) -> Scale {
+        if self.log {
+            Scale::log(values, headroom)
+        } else {
+            Scale::linear(values, headroom)
+        }
+    }
+
+    fn label(&self) -> String {
+        if self.log {
+            format!("{} (log scale)", self.desc)
+        } else {
+            self.desc.to_string()
+        }
+    }
 }
 
 impl Lines {
@@ -40,7 +84,7 @@ const Y_LABELS: u32 = 84;
 /// The SVG of `lines` under `title`. Lines with fewer than two points are left out; `None` when
 /// no line is left.
 pub fn draw(title: &str, lines: &Lines) -> DrawResult<Option<String>> {
-    let (x_desc, y_desc) = (lines.x_desc, lines.y_desc);
+    let (xa, ya) = (lines.x, lines.y);
     let panels: Vec<Panel> = lines
         .panels
         .iter()
@@ -59,8 +103,8 @@ pub fn draw(title: &str, lines: &Lines) -> DrawResult<Option<String>> {
         }
     }
     let points = || panels.iter().flat_map(|p| p.lines.iter().flat_map(|(_, pts)| pts.iter()));
-    let x = Scale::log(&points().map(|&(n, _)| n).collect::<Vec<_>>(), 0.02);
-    let y = Scale::log(&points().map(|&(_, us)| us.max(1.0)).collect::<Vec<_>>(), 0.05);
+    let x = xa.scale(&points().map(|&(x, _)| x).collect::<Vec<_>>(), 0.02);
+    let y = ya.scale(&points().map(|&(_, y)| y).collect::<Vec<_>>(), 0.05);
     let legend: Vec<(String, Key)> = names
         .iter()
         .enumerate()
@@ -82,16 +126,16 @@ pub fn draw(title: &str, lines: &Lines) -> DrawResult<Option<String>> {
             let body = header(&area, &panel.title, &[])?;
             let mut chart = frame(&body, Y_LABELS).build_cartesian_2d(Ticked::from(x), Ticked::from(y))?;
             house_style(&mut chart.configure_mesh())
-                .x_label_formatter(&|v| super::compact(x.value(*v)))
-                .y_label_formatter(&|v| tick_label(y.value(*v)))
-                .x_desc(format!("{x_desc} (log scale)"))
-                .y_desc(format!("{y_desc} (log scale)"))
+                .x_label_formatter(&|v| (xa.tick)(x.value(*v)))
+                .y_label_formatter(&|v| (ya.tick)(y.value(*v)))
+                .x_desc(xa.label())
+                .y_desc(ya.label())
                 .draw()?;
             for (name, pts) in &panel.lines {
                 let i = names.iter().position(|n| n == name).unwrap_or(0);
                 let (c, dash) = line_style(i);
                 let style = c.stroke_width(2);
-                let at: Vec<(f64, f64)> = pts.iter().map(|&(n, us)| (x.at(n), y.at(us.max(1.0)))).collect();
+                let at: Vec<(f64, f64)> = pts.iter().map(|&(px, py)| (x.at(px), y.at(py))).collect();
                 match dash {
                     Dash::Solid => chart.draw_series(LineSeries::new(at.clone(), style))?,
                     Dash::Dashed => chart.draw_series(DashedLineSeries::new(at.clone(), 6, 4, style))?,

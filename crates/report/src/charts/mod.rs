@@ -275,6 +275,12 @@ impl Scale {
         }
     }
 
+    /// A linear axis from zero to the largest value.
+    pub fn linear(values: &[f64], headroom: f64) -> Scale {
+        let max = values.iter().copied().filter(|v| v.is_finite()).fold(0.0, f64::max);
+        Scale { log: false, lo: 0.0, hi: if max > 0.0 { max * (1.0 + headroom) } else { 1.0 } }
+    }
+
     /// A log10 axis from the decade below the smallest value.
     pub fn log(values: &[f64], headroom: f64) -> Scale {
         let (min, max) = extent(values);

@@ -6,7 +6,7 @@ use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
 
 use crate::charts::curves::tick_label;
-use crate::charts::lines::{self, Line, Lines};
+use crate::charts::lines::{self, Line, LineAxis, Lines};
 use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
@@ -196,7 +196,7 @@ impl Parse {
                 lines::Panel { title: format!("Object {}", o.object), lines }
             })
             .collect();
-        let lines = Lines { panels, x_desc: "N objects", y_desc: "decoding time" };
+        let lines = Lines { panels, x: LineAxis::count("N objects"), y: LineAxis::time("decoding time") };
         Spec {
             name: "parse-by-n",
             title: "Decoding time against N objects",

@@ -4,7 +4,9 @@
 //! what the study compared: 1 KB against 1 MB responses per transport.
 
 use wirebench_core::results::ScenarioSummary;
+use wirebench_link::NetSpec;
 
+use crate::charts::lines::{LineAxis, Lines, Panel as LinePanel};
 use crate::charts::pairs::{Bar, Pairs};
 use crate::charts::panels::{tick, Axis, Bar as PanelBar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
@@ -27,7 +29,7 @@ impl Lab for ProtocolsLab {
         }
         let mut s = Section::new("protocols", "Protocols: 1 KB vs 1 MB responses");
         s.push(Block::Chart(payload_chart(&rows)));
-        if let Some(chart) = net_chart(&rows) {
+        for chart in [loss_chart(&rows), net_chart(&rows)].into_iter().flatten() {
             s.push(Block::Chart(chart));
         }
         Some(s)
@@ -95,11 +97,88 @@ fn payload_chart(rows: &[Row]) -> Spec {
     }
 }
 
+/// A row's link with its loss left out: the rows of one loss sweep share it.
+fn without_loss(r: &Row) -> Option<String> {
+    let net: NetSpec = r.summary.net.as_deref()?.parse().ok()?;
+    Some(NetSpec { loss: 0.0, ..net }.to_string())
+}
+
+/// A row's link's loss rate in percent.
+fn loss_pct(r: &Row) -> Option<f64> {
+    let net: NetSpec = r.summary.net.as_deref()?.parse().ok()?;
+    Some(net.loss * 100.0)
+}
+
+/// The links (loss left out) whose rows were measured at two loss rates or more.
+fn loss_sweeps<'r, 'a>(rows: &'r [Row<'a>]) -> Vec<(String, Vec<&'r Row<'a>>)> {
+    let mut sweeps: Vec<(String, Vec<&Row>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.rps().is_some()) {
+        let Some(link) = without_loss(r) else { continue };
+        match sweeps.iter_mut().find(|(l, _)| *l == link) {
+            Some((_, rows)) => rows.push(r),
+            None => sweeps.push((link, vec![r])),
+        }
+    }
+    sweeps.retain(|(_, rows)| {
+        let mut losses: Vec<u64> = rows.iter().filter_map(|r| loss_pct(r)).map(|l| (l * 1e6) as u64).collect();
+        losses.sort_unstable();
+        losses.dedup();
+        losses.len() >= 2
+    });
+    sweeps
+}
+
+/// Requests per second against the link's loss rate, a panel per link (its other settings), a
+/// line per transport; `None` when no link was measured at two loss rates.
+fn loss_chart(rows: &[Row]) -> Option<Spec> {
+    let sweeps = loss_sweeps(rows);
+    if sweeps.is_empty() {
+        return None;
+    }
+    let panels = sweeps
+        .iter()
+        .map(|(link, rows)| {
+            let mut lines: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+            for r in rows {
+                let point = (loss_pct(r).expect("swept on loss"), r.rps().expect("filtered on rps").median);
+                match lines.iter_mut().find(|(t, _)| t == r.transport) {
+                    Some((_, points)) => points.push(point),
+                    None => lines.push((r.transport.to_string(), vec![point])),
+                }
+            }
+            for (_, points) in &mut lines {
+                points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            }
+            LinePanel { title: link.clone(), lines }
+        })
+        .collect();
+    Some(Spec {
+        name: "net-loss",
+        title: "Requests per second against packet loss",
+        plot: Ok(Plot::Lines(Lines {
+            panels,
+            x: LineAxis::linear("packets lost per direction, %", tick),
+            y: LineAxis::linear("requests per second, median", tick),
+        })),
+        note: Some(
+            "Each panel is one link, its round trip and congestion control fixed, its loss rate varied; a line is \
+             a transport. The table gives each row's interval."
+                .into(),
+        ),
+    })
+}
+
 /// One panel per network link the rows crossed, a bar per transport (median req/s with its
-/// interval); `None` when no row crossed a link. Panels, not pairs: a link may carry any number
-/// of transports (the new-connection rows carry four).
+/// interval), for rows outside a loss sweep (`loss_chart` draws those); `None` when no such row
+/// crossed a link. Panels, not pairs: a link may carry any number of transports (the
+/// new-connection rows carry four).
 fn net_chart(rows: &[Row]) -> Option<Spec> {
-    let crossed: Vec<&Row> = rows.iter().filter(|r| r.summary.net.is_some() && r.rps().is_some()).collect();
+    let swept: Vec<String> = loss_sweeps(rows).into_iter().map(|(link, _)| link).collect();
+    let crossed: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.summary.net.is_some() && r.rps().is_some())
+        .filter(|r| without_loss(r).is_none_or(|l| !swept.contains(&l)))
+        .collect();
     if crossed.is_empty() {
         return None;
     }
@@ -141,4 +220,64 @@ fn net_chart(rows: &[Row]) -> Option<Spec> {
         plot: Ok(Plot::Bars(Bars { legend, panels, axis: Axis { desc: "requests per second, median", tick } })),
         note: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use wirebench_core::stats::Summary;
+
+    use super::*;
+
+    fn row(id: &str, transport: &str, net: Option<&str>, rps: f64) -> ScenarioSummary {
+        ScenarioSummary {
+            scenario: id.into(),
+            subject: "rest-rust".into(),
+            lang: "rust".into(),
+            protocol: None,
+            format: None,
+            params: BTreeMap::new(),
+            error: None,
+            ok_repeats: 3,
+            metrics: [("rps", Summary::of_measured(&[rps, rps * 1.01, rps * 0.99]).unwrap())].into(),
+            by_repeat: BTreeMap::new(),
+            latency_curve: vec![],
+            instrument_bound: false,
+            net_bound: false,
+            steps: vec![],
+            lab: "protocols".into(),
+            transport: Some(transport.into()),
+            net: net.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn a_loss_sweep_is_lines_against_loss_and_other_links_stay_bars() {
+        let summaries = vec![
+            row("rest-net-h2-loss0", "h2+tls", Some("rtt=40ms,cc=reno"), 100.0),
+            row("rest-net-h3-loss0", "h3", Some("rtt=40ms,cc=reno"), 90.0),
+            row("rest-net-h2-loss1", "h2+tls", Some("rtt=40ms,loss=1%,cc=reno"), 20.0),
+            row("rest-net-h3-loss1", "h3", Some("rtt=40ms,loss=1%,cc=reno"), 25.0),
+            row("rest-net-h2-loss05", "h2+tls", Some("rtt=40ms,loss=0.5%,cc=reno"), 40.0),
+            row("conn-net-h1", "h1", Some("rtt=75ms"), 6.0),
+            row("rest-h1-1kb", "h1", None, 50_000.0),
+        ];
+        let rows: Vec<Row> = summaries.iter().map(Row::of).collect();
+        let spec = loss_chart(&rows).expect("a link at three loss rates");
+        let Ok(Plot::Lines(l)) = spec.plot else { panic!("lines") };
+        assert_eq!(l.panels.len(), 1);
+        assert_eq!(l.panels[0].title, "rtt=40ms,cc=reno");
+        let lines = &l.panels[0].lines;
+        assert_eq!(lines[0].0, "h2+tls");
+        let h2: Vec<(f64, f64)> = lines[0].1.iter().map(|&(x, y)| (x, y.round())).collect();
+        assert_eq!(h2, [(0.0, 100.0), (0.5, 40.0), (1.0, 20.0)], "sorted by loss");
+        assert_eq!(lines[1].1.len(), 2);
+        // The bars keep the link that was not swept, and only it.
+        let Ok(Plot::Bars(b)) = net_chart(&rows).expect("a link outside the sweep").plot else { panic!("bars") };
+        let titles: Vec<&str> = b.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles, ["rtt=75ms"]);
+        let loopback: Vec<Row> = summaries[6..].iter().map(Row::of).collect();
+        assert!(loss_chart(&loopback).is_none() && net_chart(&loopback).is_none());
+    }
 }

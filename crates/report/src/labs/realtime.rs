@@ -6,7 +6,7 @@
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
 
-use crate::charts::lines::{self, Lines};
+use crate::charts::lines::{self, LineAxis, Lines};
 use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
@@ -33,7 +33,7 @@ impl Lab for RealtimeLab {
         }
         s.failures("realtime-failures", rt.rows.iter().map(|r| &r.summary), run);
         s.para(Para::Small, NOTE);
-        for chart in [rt.chart_by_n(), rt.chart_headers(), rt.chart_conditions()] {
+        for chart in [rt.chart_by_n(), rt.chart_headers(), rt.chart_conditions()].into_iter().chain(rt.chart_by_rtt()) {
             s.push(Block::Chart(chart));
         }
         s.csv.push(rt.csv());
@@ -244,7 +244,7 @@ impl Realtime {
                 .collect(),
         })
         .collect();
-        let lines = Lines { panels, x_desc: "N messages", y_desc: "time for N messages" };
+        let lines = Lines { panels, x: LineAxis::count("N messages"), y: LineAxis::time("time for N messages") };
         Spec {
             name,
             title,
@@ -313,7 +313,8 @@ impl Realtime {
     /// Every other condition (TLS, HTTP/2, a slowed client, disk writes) beside cleartext at one N.
     fn chart_conditions(&self) -> Spec {
         let (name, title) = ("realtime-conditions", "TLS, HTTP/2, a slow client and disk writes");
-        let sweeps = self.sweeps();
+        // Across a link the round trips dwarf every other condition: they have a chart of their own.
+        let sweeps: Vec<Sweep> = self.sweeps().into_iter().filter(|s| s.condition.rtt_ms == 0).collect();
         let conditions: Vec<Condition> = sweeps.iter().map(|s| s.condition).collect();
         // The largest N that some other condition shares with cleartext.
         let n = sweeps
@@ -366,6 +367,70 @@ impl Realtime {
         }
     }
 
+    /// Time for N messages against the round trip of a link between browser and app (0: none), a
+    /// panel per direction at N = 10 (the study's "a dozen") and at the largest N measured at every
+    /// round trip, a line per protocol: N sequential requests pay N round trips, a WebSocket's
+    /// texts share theirs. `None` when no row crossed a link.
+    fn chart_by_rtt(&self) -> Option<Spec> {
+        let (name, title) = ("realtime-by-rtt", "Time for N messages against round trip");
+        // Cleartext from a full-speed client, at every round trip measured.
+        if !self.rows.iter().any(|r| r.condition().rtt_ms > 0) {
+            return None;
+        }
+        let sweeps: Vec<Sweep> =
+            self.sweeps().into_iter().filter(|s| Condition { rtt_ms: 0, ..s.condition } == BASE).collect();
+        if sweeps.len() < 2 {
+            let why = "no cleartext sweep across a network link beside one at another round trip".into();
+            return Some(Spec { name, title, plot: Err(why), note: None });
+        }
+        let shared: Vec<u64> =
+            sweeps[0].ns.iter().copied().filter(|n| sweeps.iter().all(|s| s.ns.contains(n))).collect();
+        let mut ns: Vec<u64> = shared.iter().copied().filter(|&n| n == 10).chain(shared.last().copied()).collect();
+        ns.dedup();
+        let mut series: Vec<Series> = sweeps.iter().flat_map(|s| s.series.iter().map(|x| x.plain())).collect();
+        series.sort();
+        series.dedup();
+        let mut panels = Vec::new();
+        for &n in &ns {
+            for (direction, what) in [(Direction::Download, "Download"), (Direction::Upload, "Upload")] {
+                let lines = series
+                    .iter()
+                    .filter(|s| s.direction == direction)
+                    .map(|&s| {
+                        let points = sweeps
+                            .iter()
+                            .filter_map(|w| {
+                                let m = self.find(w.condition, s, n)?.millis()?;
+                                Some((f64::from(w.condition.rtt_ms), m.median * 1e3))
+                            })
+                            .collect();
+                        (s.label(), points)
+                    })
+                    .collect();
+                panels.push(lines::Panel { title: format!("{what}, N = {}", numbers::thousands(n as f64)), lines });
+            }
+        }
+        let lines = Lines {
+            panels,
+            x: LineAxis::linear("round trip between browser and app, ms", crate::charts::compact),
+            y: LineAxis::time("time for N messages"),
+        };
+        Some(Spec {
+            name,
+            title,
+            plot: if lines.drawable() {
+                Ok(Plot::Lines(lines))
+            } else {
+                Err("no series was measured at two round trips or more".into())
+            },
+            note: Some(
+                "Cleartext HTTP/1.1 from a full-speed client, median of the repeats; 0 is loopback. HTTP's requests \
+                 go one after another, so each pays a round trip; a WebSocket's N texts share one."
+                    .into(),
+            ),
+        })
+    }
+
     /// `realtime.csv`: one line per row, in the order they ran.
     fn csv(&self) -> Csv {
         Csv::of("realtime.csv", CSV, &self.rows)
@@ -413,6 +478,7 @@ const CSV: &[Field<RealtimeRow>] = &[
     ("tls", |r| r.condition().tls.to_string()),
     ("cpu_throttle", |r| r.condition().cpu_throttle.to_string()),
     ("disk", |r| r.condition().disk.to_string()),
+    ("rtt_ms", |r| r.condition().rtt_ms.to_string()),
     ("runtime", |r| r.runtime().unwrap_or_default().into()),
     ("ok_repeats", |r| r.summary.ok_repeats.to_string()),
     ("duration_ms_median", |r| raw(r.millis().map(|s| s.median))),
@@ -713,7 +779,7 @@ mod tests {
         assert_eq!(csv.lines().count(), 1 + 25);
         assert!(
             csv.contains(
-                "http-upload-h100-n100,http,upload,100,100,false,false,http/1.1,false,1,false,chromium@156,3,306,"
+                "http-upload-h100-n100,http,upload,100,100,false,false,http/1.1,false,1,false,0,chromium@156,3,306,"
             ),
             "{csv}"
         );
@@ -799,6 +865,58 @@ mod tests {
         all.sort();
         let names: Vec<String> = all.iter().map(Condition::short).collect();
         assert_eq!(names, ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk"]);
+    }
+
+    #[test]
+    fn time_against_round_trip_is_a_line_per_protocol_at_ten_and_the_largest_shared_n() {
+        let mut rows = Vec::new();
+        for rtt in [0u32, 20, 80] {
+            let suffix = if rtt > 0 { format!("-rtt{rtt}") } else { String::new() };
+            for n in [1u64, 10, 100] {
+                // HTTP pays a round trip per request, the WebSocket one for all N.
+                let http = n as f64 * (0.001 + f64::from(rtt) / 1e3);
+                let ws = 0.0001 * n as f64 + f64::from(rtt) / 1e3;
+                rows.push(summary(
+                    &format!("http-get-n{n}{suffix}"),
+                    with(p("http", "download", n), "rtt_ms", rtt.into()),
+                    http,
+                ));
+                rows.push(summary(
+                    &format!("ws-receive-n{n}{suffix}"),
+                    with(p("ws", "download", n), "rtt_ms", rtt.into()),
+                    ws,
+                ));
+            }
+        }
+        // Another condition and an N measured only on loopback are not on the chart.
+        rows.push(summary("http-get-n1000", p("http", "download", 1000), 1.0));
+        rows.push(summary("http-get-n10-tls", with(p("http", "download", 10), "tls", true.into()), 0.5));
+        let rt = Realtime::of(rows);
+        let Ok(Plot::Lines(l)) = rt.chart_by_rtt().expect("rows crossed a link").plot else { panic!("lines") };
+        let titles: Vec<&str> = l.panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles, ["Download, N = 10", "Upload, N = 10", "Download, N = 100", "Upload, N = 100"]);
+        assert!(!l.x.log && l.y.log);
+        let (name, points) = &l.panels[2].lines[0];
+        assert_eq!(name, "HTTP GET");
+        // 100 GETs at 80 ms: 100 × 81 ms.
+        assert_eq!(points.iter().map(|&(x, _)| x).collect::<Vec<_>>(), [0.0, 20.0, 80.0]);
+        assert!((points[2].1 - 8.1e6).abs() < 1.0, "{points:?}");
+        assert!(l.panels[1].lines.iter().all(|(_, pts)| pts.is_empty()), "no upload row");
+        // The conditions chart leaves the links to this one.
+        let Ok(Plot::Bars(b)) = rt.chart_conditions().plot else { panic!("bars") };
+        assert!(
+            b.legend.iter().all(|(label, _)| !label.contains("rtt")),
+            "{:?}",
+            b.legend.iter().map(|l| &l.0).collect::<Vec<_>>()
+        );
+        let loopback = Realtime::of(vec![summary("http-get-n10", p("http", "download", 10), 0.01)]);
+        assert!(loopback.chart_by_rtt().is_none());
+        let one_link = Realtime::of(vec![summary(
+            "http-get-n10-rtt20",
+            with(p("http", "download", 10), "rtt_ms", 20.into()),
+            0.2,
+        )]);
+        assert!(one_link.chart_by_rtt().expect("a row crossed a link").plot.is_err(), "no loopback sweep beside it");
     }
 
     #[test]
