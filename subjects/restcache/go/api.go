@@ -25,6 +25,9 @@ import (
 const (
 	maxBody   = 1 << 20 // bytes; a larger body is 413
 	maxKeyLen = 1024    // bytes of UTF-8
+	// maxDepth is the contract's one nesting limit (objects and arrays, the outer one included;
+	// RFC 8259 §9 lets a parser set one): encoding/json alone allows 10,000.
+	maxDepth = 100
 )
 
 // api serves the contract over a Store; store errors are logged to log, one line each.
@@ -230,13 +233,68 @@ func readValue(w http.ResponseWriter, r *http.Request) (string, bool) {
 	// {"VALUE": "x"} must be refused like every other implementation refuses it.
 	var obj map[string]json.RawMessage
 	var value *string
-	if !utf8.Valid(body) || json.Unmarshal(body, &obj) != nil || obj["value"] == nil ||
+	if !utf8.Valid(body) || json.Unmarshal(body, &obj) != nil || !wellFormed(body) || obj["value"] == nil ||
 		json.Unmarshal(obj["value"], &value) != nil || value == nil ||
 		strings.IndexByte(*value, 0) >= 0 {
 		writeError(w, http.StatusBadRequest, bad)
 		return "", false
 	}
 	return *value, true
+}
+
+// wellFormed reports whether a JSON text (already known to parse) keeps the contract's limits
+// beyond the grammar: nesting at most maxDepth deep, and no `\u` escape of a lone surrogate
+// anywhere (I-JSON, RFC 7493 §2.1). encoding/json turns a lone surrogate into U+FFFD without a
+// word, so "a\ud800b" was stored as "a\uFFFDb".
+func wellFormed(body []byte) bool {
+	// unit is the code unit of the `\uXXXX` at i (its backslash), or -1.
+	unit := func(i int) int {
+		if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
+			return -1
+		}
+		u, err := strconv.ParseUint(string(body[i+2:i+6]), 16, 16)
+		if err != nil {
+			return -1
+		}
+		return int(u)
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if inString {
+			switch c {
+			case '"':
+				inString = false
+			case '\\':
+				switch u := unit(i); {
+				case 0xD800 <= u && u <= 0xDBFF:
+					if low := unit(i + 6); low < 0xDC00 || low > 0xDFFF {
+						return false
+					}
+					i += 11
+				case 0xDC00 <= u && u <= 0xDFFF:
+					return false
+				case u >= 0:
+					i += 5
+				default:
+					i++ // a one-character escape: skip what it escapes
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > maxDepth {
+				return false
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return true
 }
 
 // normalizeAPIKey accepts a canonical UUID (8-4-4-4-12 hex digits of either case) and returns it

@@ -488,3 +488,31 @@ func TestSQLitePragmas(t *testing.T) {
 		t.Errorf("%d open connections, want 3", n)
 	}
 }
+
+func TestWellFormed(t *testing.T) {
+	deep := func(n int) []byte {
+		return []byte(`{"value":"[[[{","x":` + strings.Repeat("[", n-1) + strings.Repeat("]", n-1) + `}`)
+	}
+	good := [][]byte{
+		deep(maxDepth),
+		[]byte(`{"value":"a\"[[[\\","x":[]}`),
+		[]byte(`{"value":"\ud83e\udd80 \u00e9 \\ud800"}`),
+	}
+	for _, b := range good {
+		if !wellFormed(b) {
+			t.Errorf("refused %s", b)
+		}
+	}
+	bad := [][]byte{
+		deep(maxDepth + 1),
+		[]byte(`{"v":"\ud800"}`),
+		[]byte(`{"v":"\udc00x"}`),
+		[]byte(`{"v":"\ud800\ud800"}`),
+		[]byte(`{"v":"\uD800\u0041"}`),
+	}
+	for _, b := range bad {
+		if wellFormed(b) {
+			t.Errorf("accepted %.60s", b)
+		}
+	}
+}

@@ -31,6 +31,11 @@ pub const CHECKS: &[Check] = &[
     ("keys: 1024 bytes are fine, 1025 bytes, U+0000 and an encoded slash are refused", key_limits),
     ("a `%` without two hex digits after it is 400 and stores nothing", bad_percent_encoding),
     ("a body that cannot be read (a malformed chunk) is 400, not 413", unreadable_body),
+    ("bodies nest at most 100 levels; long numbers elsewhere are fine", json_limits),
+    ("a lone surrogate anywhere in a body is 400; a pair is one character", surrogates),
+    ("a body with a byte order mark or in UTF-16 is 400", not_utf8_json),
+    ("an HTTP/1.1 request without exactly one Host is 400", host_required),
+    ("no answer names the server; its own refusals are JSON; HTTP/0.9 gets no document", server_quiet),
     ("HEAD answers as GET without a body", head_is_get_without_body),
     ("a wrong method is 405 and an unknown path 404", methods_and_paths),
     ("concurrent creates of one key: exactly one 201", concurrent_creates),
@@ -397,6 +402,119 @@ fn unreadable_body(s: &Service) -> Result<()> {
         String::from_utf8_lossy(&answer).lines().next().unwrap_or("no answer")
     );
     ensure!(s.list(&api)?.is_empty(), "an unreadable body stored an item");
+    Ok(())
+}
+
+/// `{"value":"v","x":[[…]]}` nested `depth` levels in all, the outer object included.
+fn nested(depth: usize) -> Vec<u8> {
+    let arrays = depth - 1;
+    format!(r#"{{"value":"v","x":{}{}}}"#, "[".repeat(arrays), "]".repeat(arrays)).into_bytes()
+}
+
+/// RFC 8259 §9 lets a parser limit nesting and numbers; the contract sets one limit for every
+/// implementation (serde_json alone stops at 127 levels, Jackson at 1,000, Go at 10,000) and none
+/// on a number the service does not read.
+fn json_limits(s: &Service) -> Result<()> {
+    let api = s.api_key()?;
+    s.call(Method::POST, &item_path(&api, "deep"), Some(nested(100)))?.expect(201, "a body nested 100 levels")?;
+    s.call(Method::PUT, &item_path(&api, "deep"), Some(nested(101)))?.expect(400, "a body nested 101 levels")?;
+    s.call(Method::POST, &item_path(&api, "deeper"), Some(nested(2000)))?.expect(400, "a body nested 2,000 levels")?;
+    let long = format!(r#"{{"value":"v","n":{}}}"#, "1".repeat(100_000)).into_bytes();
+    s.call(Method::POST, &item_path(&api, "long"), Some(long))?
+        .expect(201, "a 100,000-digit number beside the value")?;
+    let keys: Vec<String> = s.list(&api)?.into_iter().map(|(k, _)| k).collect();
+    ensure!(keys == ["deep", "long"], "stored: {keys:?}");
+    Ok(())
+}
+
+/// RFC 8259 §8.2 leaves a lone surrogate's meaning to the parser (Go's decoder made it U+FFFD and
+/// stored that); I-JSON (RFC 7493 §2.1) refuses it, and so does every implementation here.
+fn surrogates(s: &Service) -> Result<()> {
+    let api = s.api_key()?;
+    let lone = [
+        r#"{"value":"a\ud800b"}"#,
+        r#"{"value":"a\udc00"}"#,
+        r#"{"value":"v","x":"\ud800"}"#,
+        r#"{"value":"\ud800\ud800"}"#,
+    ];
+    for (i, body) in lone.into_iter().enumerate() {
+        s.call(Method::POST, &item_path(&api, &format!("k{i}")), Some(body.as_bytes().to_vec()))?
+            .expect(400, &format!("the body {body}"))?;
+    }
+    let crab = s.call(Method::POST, &item_path(&api, "pair"), Some(br#"{"value":"\ud83e\udd80"}"#.to_vec()))?;
+    crab.expect(201, "an escaped surrogate pair")?;
+    ensure!(s.list(&api)? == [("pair".to_string(), "🦀".to_string())], "stored: {:?}", s.list(&api)?);
+    Ok(())
+}
+
+/// RFC 8259 §8.1: JSON between systems is UTF-8 without a byte order mark (a parser MAY ignore
+/// one; every implementation here refuses it, as Go's and serde_json do); Jackson alone guessed
+/// UTF-16 and UTF-32 from the first bytes.
+fn not_utf8_json(s: &Service) -> Result<()> {
+    let api = s.api_key()?;
+    let doc = r#"{"value":"v"}"#;
+    let bom = [b"\xEF\xBB\xBF".as_slice(), doc.as_bytes()].concat();
+    let utf16: Vec<u8> = doc.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let utf16_bom = [b"\xFF\xFE".as_slice(), &utf16].concat();
+    for (body, what) in [(bom, "UTF-8 with a byte order mark"), (utf16, "UTF-16LE"), (utf16_bom, "UTF-16LE with a BOM")]
+    {
+        s.call(Method::POST, &item_path(&api, "k"), Some(body))?.expect(400, what)?;
+    }
+    ensure!(s.list(&api)?.is_empty(), "a body that is not UTF-8 JSON stored an item");
+    Ok(())
+}
+
+/// The first line a server answers `request` with, on a connection of its own (`{authority}` in
+/// it is the service's).
+fn raw_status(s: &Service, request: &str) -> Result<String> {
+    let answer = raw_answer(s, request)?;
+    Ok(answer.lines().next().unwrap_or("no answer").to_string())
+}
+
+/// Everything a server answers `request` with before it closes (or 10 s pass).
+fn raw_answer(s: &Service, request: &str) -> Result<String> {
+    use std::io::{Read, Write};
+    let authority = s.base.trim_start_matches("http://").trim_end_matches('/');
+    let mut socket = std::net::TcpStream::connect(authority).context("connecting")?;
+    socket.set_read_timeout(Some(std::time::Duration::from_secs(10)))?;
+    socket.write_all(request.replace("{authority}", authority).as_bytes())?;
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    Ok(String::from_utf8_lossy(&answer).into_owned())
+}
+
+/// A `Server` header or an error page naming the container and its version tells a visitor
+/// which advisories apply (Jetty sent `Server: Jetty(12.1.14)`, Tomcat's HTML pages named
+/// Apache Tomcat/11.0.27). HTTP/0.9 (RFC 9112 Appendix C.1: no longer to be expected) answers
+/// without a status line, so a body would read as the document itself: Tomcat sent /health's.
+fn server_quiet(s: &Service) -> Result<()> {
+    let api = s.api_key()?;
+    let health = raw_answer(s, "GET /health HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n")?;
+    let head = health.split("\r\n\r\n").next().unwrap_or("").to_ascii_lowercase();
+    ensure!(!head.contains("\r\nserver:"), "GET /health names the server: {head:?}");
+    let refused = s.call_with(Method::POST, &item_path(&api, "a/b"), Some(br#"{"value":"v"}"#.to_vec()), true)?;
+    ensure!(refused.json_type, "a refused key's answer ({}) is not JSON", refused.status);
+    let text = String::from_utf8_lossy(&refused.body).to_ascii_lowercase();
+    ensure!(!["jetty", "tomcat", "apache"].iter().any(|n| text.contains(n)), "the refusal names the server: {text}");
+    let old = raw_answer(s, "GET /health\r\n")?;
+    ensure!(old.is_empty() || old.starts_with("HTTP/1."), "an HTTP/0.9 request got a bare document: {old:?}");
+    Ok(())
+}
+
+/// RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+/// request message that lacks a Host header field and to any request message that contains more
+/// than one Host header field line".
+fn host_required(s: &Service) -> Result<()> {
+    for (request, what) in [
+        ("GET /health HTTP/1.1\r\nConnection: close\r\n\r\n", "no Host"),
+        (
+            "GET /health HTTP/1.1\r\nHost: {authority}\r\nHost: other.example\r\nConnection: close\r\n\r\n",
+            "two Host fields",
+        ),
+    ] {
+        let line = raw_status(s, request)?;
+        ensure!(line.starts_with("HTTP/1.1 400"), "an HTTP/1.1 request with {what} got `{line}`");
+    }
     Ok(())
 }
 

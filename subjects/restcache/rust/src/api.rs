@@ -4,35 +4,52 @@
 use axum::body::{to_bytes, Body};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode, Version};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use axum::Extension;
 use axum::{Json, Router};
 use serde_json::json;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
 use uuid::Uuid;
 
+use crate::serve::Limits;
 use crate::store::{Created, Item, Store};
 
 /// Bodies over this are answered 413.
 const MAX_BODY_BYTES: usize = 1 << 20;
+/// Bodies nested deeper (objects and arrays, the outer one included) are answered 400: the
+/// contract's one limit (RFC 8259 §9 lets a parser set one); serde_json alone stops at 127.
+const MAX_DEPTH: usize = 100;
 /// Keys over this many bytes of UTF-8 are answered 400.
 const MAX_KEY_BYTES: usize = 1024;
 
-/// The service's routes over `store`.
-pub fn router(store: Store) -> Router {
+/// The service's routes over `store`; a body must arrive within `limits.body`.
+pub fn router(store: Store, limits: Limits) -> Router {
     Router::new()
         .route("/health", get(health))
         .route("/api/", get(new_api_key))
         .route("/api/{api_key}", get(list))
         .route("/api/{api_key}/{key}", get(read).post(create).put(update).delete(delete))
-        .layer(axum::middleware::from_fn(well_encoded))
+        .layer(axum::middleware::from_fn(well_formed))
+        .layer(Extension(limits))
         .with_state(store)
 }
 
-/// 400 for a path whose `%` is not followed by two hex digits (RFC 3986 §2.1), before any
-/// route: decoded leniently, `a%G1b` and `a%` would be stored as typed, and `a%` and `a%25`
-/// would name one item. The Go and Java implementations refuse them too.
-async fn well_encoded(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+/// 400 before any route for what HTTP itself refuses, which hyper lets through:
+/// - an HTTP/1.1 request without exactly one `Host` (RFC 9112 §3.2: "A server MUST respond with
+///   a 400 (Bad Request) status code to any HTTP/1.1 request message that lacks a Host header
+///   field and to any request message that contains more than one"); Go, Jetty and Tomcat do;
+/// - a path whose `%` is not followed by two hex digits (RFC 3986 §2.1): decoded leniently,
+///   `a%G1b` and `a%` would be stored as typed, and `a%` and `a%25` would name one item. The Go
+///   and Java implementations refuse them too.
+async fn well_formed(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let hosts = request.headers().get_all(header::HOST).iter().count();
+    if hosts > 1 || (hosts == 0 && request.version() == Version::HTTP_11) {
+        return Failure::new(StatusCode::BAD_REQUEST, "an HTTP/1.1 request needs exactly one Host header")
+            .into_response();
+    }
     let path = request.uri().path().as_bytes();
     let bad = path.iter().enumerate().any(|(i, &b)| {
         b == b'%'
@@ -58,7 +75,12 @@ impl Failure {
 
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let mut answer = (self.0, Json(json!({ "error": self.1 }))).into_response();
+        if self.0 == StatusCode::REQUEST_TIMEOUT {
+            // RFC 9110 §15.5.9: the server SHOULD close the connection after a 408.
+            answer.headers_mut().insert(header::CONNECTION, header::HeaderValue::from_static("close"));
+        }
+        answer
     }
 }
 
@@ -97,24 +119,34 @@ async fn read(State(store): State<Store>, path: Result<Path<(String, String)>, P
     }
 }
 
-async fn create(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>, body: Body) -> Answer {
+async fn create(
+    State(store): State<Store>,
+    Extension(limits): Extension<Limits>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Body,
+) -> Answer {
     let (api, key) = match item_path(&store, path).await {
         Ok(p) => p,
-        Err(f) => return Err(drained(body, f).await),
+        Err(f) => return Err(drained(body, f, limits).await),
     };
-    let value = value_of(body).await?;
+    let value = value_of(body, limits).await?;
     match store.create(api, key.clone(), value.clone()).await? {
         Created::Yes => Ok((StatusCode::CREATED, Json(Item { key, value })).into_response()),
         Created::AlreadyThere => Err(Failure::new(StatusCode::CONFLICT, "the item exists: update it with PUT")),
     }
 }
 
-async fn update(State(store): State<Store>, path: Result<Path<(String, String)>, PathRejection>, body: Body) -> Answer {
+async fn update(
+    State(store): State<Store>,
+    Extension(limits): Extension<Limits>,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Body,
+) -> Answer {
     let (api, key) = match item_path(&store, path).await {
         Ok(p) => p,
-        Err(f) => return Err(drained(body, f).await),
+        Err(f) => return Err(drained(body, f, limits).await),
     };
-    let value = value_of(body).await?;
+    let value = value_of(body, limits).await?;
     if store.update(api, key.clone(), value.clone()).await? {
         Ok(Json(Item { key, value }).into_response())
     } else {
@@ -132,9 +164,10 @@ async fn delete(State(store): State<Store>, path: Result<Path<(String, String)>,
 }
 
 /// `f`, after reading (up to 1 MiB + 1 bytes of) a body the answer does not need: a server that
-/// answers first and closes may cut the client off mid-body, before it reads the answer.
-async fn drained(body: Body, f: Failure) -> Failure {
-    let _ = to_bytes(body, MAX_BODY_BYTES + 1).await;
+/// answers first and closes may cut the client off mid-body, before it reads the answer. A body
+/// slower than `limits.body` is not waited for.
+async fn drained(body: Body, f: Failure, limits: Limits) -> Failure {
+    let _ = tokio::time::timeout(limits.body, to_bytes(body, MAX_BODY_BYTES + 1)).await;
     f
 }
 
@@ -199,10 +232,14 @@ fn check_key(key: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The body's string `value`: 413 over 1 MiB, 400 for a body that cannot be read (a malformed
-/// chunk, cut short) or is anything but a JSON object with one.
-async fn value_of(body: Body) -> Result<String, Failure> {
-    let bytes = to_bytes(body, MAX_BODY_BYTES).await.map_err(|e| {
+/// The body's string `value`: 413 over 1 MiB, 408 when it takes longer than `limits.body`, 400
+/// for a body that cannot be read (a malformed chunk, cut short) or is anything but a JSON object
+/// with one.
+async fn value_of(body: Body, limits: Limits) -> Result<String, Failure> {
+    let read = tokio::time::timeout(limits.body, to_bytes(body, MAX_BODY_BYTES)).await.map_err(|_| {
+        Failure::new(StatusCode::REQUEST_TIMEOUT, format!("the body took over {} s", limits.body.as_secs()))
+    })?;
+    let bytes = read.map_err(|e| {
         let over = std::error::Error::source(&e).is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
         if over {
             Failure::new(StatusCode::PAYLOAD_TOO_LARGE, "body over 1 MiB")
@@ -210,15 +247,60 @@ async fn value_of(body: Body) -> Result<String, Failure> {
             Failure::new(StatusCode::BAD_REQUEST, format!("the body cannot be read: {e}"))
         }
     })?;
-    let doc: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, format!("body is not JSON: {e}")))?;
-    match doc.get("value") {
-        Some(serde_json::Value::String(v)) if v.contains('\0') => {
-            Err(Failure::new(StatusCode::BAD_REQUEST, "a value may not hold U+0000"))
-        }
-        Some(serde_json::Value::String(v)) => Ok(v.clone()),
-        _ => Err(Failure::new(StatusCode::BAD_REQUEST, "body needs a string `value`")),
+    // The members as raw text: the service reads `value` alone, so a number elsewhere is never
+    // converted (serde_json refuses one beyond f64's range) and any valid JSON may sit beside it.
+    let doc: HashMap<String, &RawValue> = serde_json::from_slice(&bytes)
+        .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, format!("body is not a JSON object: {e}")))?;
+    scan(&bytes).map_err(|why| Failure::new(StatusCode::BAD_REQUEST, why))?;
+    let value = doc
+        .get("value")
+        .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+        .ok_or_else(|| Failure::new(StatusCode::BAD_REQUEST, "body needs a string `value`"))?;
+    if value.contains('\0') {
+        return Err(Failure::new(StatusCode::BAD_REQUEST, "a value may not hold U+0000"));
     }
+    Ok(value)
+}
+
+/// What the contract refuses in a well-formed JSON text beyond its grammar: nesting deeper than
+/// `MAX_DEPTH` (objects and arrays, the outer one included), and a `\u` escape of a lone surrogate
+/// anywhere (I-JSON, RFC 7493 §2.1; serde_json checks those only in strings it decodes).
+fn scan(json: &[u8]) -> Result<(), &'static str> {
+    let (mut depth, mut in_string, mut i) = (0usize, false, 0);
+    // The code unit of the `\uXXXX` at `at` (the backslash), if one is there.
+    let unit = |at: usize| {
+        let hex = json.get(at..at + 6).filter(|h| h.starts_with(b"\\u"))?;
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    while i < json.len() {
+        let b = json[i];
+        if in_string {
+            match b {
+                b'"' => in_string = false,
+                b'\\' => match unit(i) {
+                    Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => i += 11,
+                    Some(0xD800..=0xDFFF) => return Err("a body may not hold a lone surrogate"),
+                    Some(_) => i += 5,
+                    None => i += 1,
+                },
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_string = true,
+                b'{' | b'[' => {
+                    depth += 1;
+                    if depth > MAX_DEPTH {
+                        return Err("body nested over 100 levels");
+                    }
+                }
+                b'}' | b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -241,6 +323,22 @@ mod tests {
         ];
         for k in bad {
             assert_eq!(api_key_of(k).unwrap_err().0, StatusCode::BAD_REQUEST, "{k}");
+        }
+    }
+
+    #[test]
+    fn scan_counts_brackets_outside_strings_and_finds_lone_surrogates() {
+        let deep = |n: usize| format!(r#"{{"value":"[[[{{","x":{}{}}}"#, "[".repeat(n - 1), "]".repeat(n - 1));
+        assert_eq!(scan(deep(100).as_bytes()), Ok(()));
+        assert!(scan(deep(101).as_bytes()).is_err());
+        assert_eq!(scan(br#"{"value":"a\"[[[\\","x":[]}"#), Ok(()), "an escaped quote does not end the string");
+        assert_eq!(
+            scan(br#"{"value":"\ud83e\udd80 \u00e9 \\ud800"}"#),
+            Ok(()),
+            "a pair, a letter, an escaped backslash"
+        );
+        for lone in [r#"{"v":"\ud800"}"#, r#"{"v":"\udc00x"}"#, r#"{"v":"\ud800\ud800"}"#, r#"{"v":"\uD800\u0041"}"#] {
+            assert!(scan(lone.as_bytes()).is_err(), "{lone}");
         }
     }
 

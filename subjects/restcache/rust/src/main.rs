@@ -3,6 +3,7 @@
 
 use std::process::ExitCode;
 
+use restcache_rust::serve::{self, Limits};
 use restcache_rust::{api, store};
 
 use anyhow::Context;
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(anyhow::anyhow!("cannot start the runtime: {e}")),
     };
-    match runtime.block_on(serve(cli)) {
+    match runtime.block_on(run(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(e),
     }
@@ -45,7 +46,8 @@ fn fail(e: anyhow::Error) -> ExitCode {
     ExitCode::from(EXIT_FAILED)
 }
 
-async fn serve(cli: Cli) -> anyhow::Result<()> {
+async fn run(cli: Cli) -> anyhow::Result<()> {
+    serve::raise_open_files().context("cannot raise the open-files limit")?;
     let store = store::Store::open(&cli.store, cli.pool as usize)
         .await
         .with_context(|| format!("cannot open store {}", cli.store))?;
@@ -53,7 +55,8 @@ async fn serve(cli: Cli) -> anyhow::Result<()> {
     let listener = tokio::net::TcpListener::bind(&address)
         .await
         .with_context(|| format!("cannot listen on {address} (taken? use --port)"))?;
-    axum::serve(listener, api::router(store)).with_graceful_shutdown(stopped()).await.context("server failed")
+    serve::serve(listener, api::router(store, Limits::CONTRACT), Limits::CONTRACT, stopped()).await;
+    Ok(())
 }
 
 /// Resolves on SIGTERM or SIGINT.

@@ -7,7 +7,8 @@
 // servlet routes on the raw URI and decodes each segment itself, so those checks (which guard
 // path-based lookups: static files, security constraints) guard nothing here, and the contract
 // makes such keys data; they are let through. An encoded slash (%2F) and an empty segment ("//")
-// are still refused, as the contract allows.
+// are still refused, as the contract allows. The container's own refusals answer in the contract's
+// JSON and no answer names Jetty or its version (JsonErrors).
 // Run: java -jar target/restcache-jetty.jar --port 8080 --store sqlite:/tmp/restcache.db
 package wirebench.restcache;
 
@@ -43,6 +44,7 @@ public final class JettyMain implements Launcher.Container {
         // A key of 1024 four-byte characters is 12 KiB percent-encoded: above the default 8 KiB
         // request header limit, which refused keys the contract accepts (414).
         http.setRequestHeaderSize(Launcher.MAX_HEADER_BYTES);
+        http.setSendServerVersion(false); // no Server: Jetty(12.1.14) on every answer
         ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
         connector.setHost(host);
         connector.setPort(port);
@@ -51,6 +53,8 @@ public final class JettyMain implements Launcher.Container {
         context.setContextPath("/");
         context.addServlet(new ServletHolder("restcache", servlet), "/");
         server.setHandler(context);
+        server.setErrorHandler(new JsonErrors.Jetty());
+        context.setErrorHandler(new JsonErrors.Jetty());
         server.start();
         return connector.getLocalPort();
     }

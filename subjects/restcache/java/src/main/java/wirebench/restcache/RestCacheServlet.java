@@ -4,6 +4,8 @@
 // stderr; nothing a client sends reaches them.
 package wirebench.restcache;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,13 +34,20 @@ public final class RestCacheServlet extends HttpServlet {
     static final long DRAIN_BYTES = 16L << 20;
     /** Keys over this many bytes of UTF-8 are answered 400. */
     static final int MAX_KEY_BYTES = 1024;
+    /** Bodies nested deeper (objects and arrays, the outer one included) are answered 400: the
+     *  contract's one limit (RFC 8259 §9 lets a parser set one; Jackson's own is 1,000). */
+    static final int MAX_DEPTH = 100;
 
     private static final String JSON_TYPE = "application/json";
     private static final String ALLOW_READ = "GET, HEAD";
     private static final String ALLOW_ITEM = "GET, HEAD, POST, PUT, DELETE";
     /** Trailing tokens after the document ({"value":"a"} x) make a body malformed; characters
-     *  beyond U+FFFF are written as 4 bytes of UTF-8, not as an escaped surrogate pair. */
-    private static final ObjectMapper JSON = JsonMapper.builder()
+     *  beyond U+FFFF are written as 4 bytes of UTF-8, not as an escaped surrogate pair; a number
+     *  beside the value may be as long as the body (Jackson's default refuses 1,000 digits, the
+     *  Go and Rust implementations take any). */
+    private static final ObjectMapper JSON = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNumberLength(MAX_BODY_BYTES).build())
+                    .build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .build();
@@ -73,6 +82,14 @@ public final class RestCacheServlet extends HttpServlet {
      */
     @Override
     protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+        if (req.getProtocol().isEmpty()) {
+            // HTTP/0.9 (Tomcat alone passes it on, with no setting to refuse it): its answer has no
+            // status line, so any body would read as the document asked for. Nothing is sent and
+            // the connection closes; Jetty answers 505.
+            resp.setStatus(505);
+            resp.setHeader("Connection", "close");
+            return;
+        }
         Answer answer;
         try {
             answer = route(req, resp);
@@ -92,6 +109,15 @@ public final class RestCacheServlet extends HttpServlet {
             resp.setContentType(JSON_TYPE);
             resp.setContentLength(bytes.length);
             resp.getOutputStream().write(bytes);
+        }
+    }
+
+    /** An error body of the contract: {"error": message}. */
+    static byte[] errorBody(String message) {
+        try {
+            return JSON.writeValueAsBytes(Map.of("error", message));
+        } catch (IOException e) {
+            throw new IllegalStateException(e); // a one-entry map of strings always serializes
         }
     }
 
@@ -327,11 +353,19 @@ public final class RestCacheServlet extends HttpServlet {
     }
 
     static String value(byte[] body) throws Reject {
+        // RFC 8259 §8.1: UTF-8 without a byte order mark. From bytes, Jackson would guess UTF-16
+        // or UTF-32 from the first four and skip a BOM; Go and serde_json refuse both.
+        if (body.length >= 3 && (body[0] & 0xFF) == 0xEF && (body[1] & 0xFF) == 0xBB && (body[2] & 0xFF) == 0xBF) {
+            throw new Reject(400, "body starts with a byte order mark");
+        }
         JsonNode doc;
         try {
-            doc = JSON.readTree(body);
-        } catch (IOException e) {
-            throw new Reject(400, "body is not JSON");
+            doc = JSON.readTree(utf8(body));
+        } catch (IOException e) { // CharacterCodingException too
+            throw new Reject(400, "body is not UTF-8 JSON");
+        }
+        if (!wellFormed(body)) {
+            throw new Reject(400, "body nested over " + MAX_DEPTH + " levels or holds a lone surrogate");
         }
         JsonNode value = doc == null ? null : doc.get("value");
         if (doc == null || !doc.isObject() || value == null || !value.isTextual()) {
@@ -342,6 +376,61 @@ public final class RestCacheServlet extends HttpServlet {
             throw new Reject(400, "value holds U+0000 or a lone surrogate");
         }
         return text;
+    }
+
+    /** The contract's limits on a JSON text (already known to parse) beyond its grammar: nesting
+     *  at most MAX_DEPTH deep, and no \\u escape of a lone surrogate anywhere (I-JSON, RFC 7493
+     *  §2.1; Jackson decodes one into a String without a word). The same scan as the Go and Rust
+     *  implementations'. */
+    static boolean wellFormed(byte[] json) {
+        int depth = 0;
+        boolean inString = false;
+        for (int i = 0; i < json.length; i++) {
+            byte b = json[i];
+            if (inString) {
+                if (b == '"') {
+                    inString = false;
+                } else if (b == '\\') {
+                    int u = unit(json, i);
+                    if (u >= 0xD800 && u <= 0xDBFF) {
+                        int low = unit(json, i + 6);
+                        if (low < 0xDC00 || low > 0xDFFF) {
+                            return false;
+                        }
+                        i += 11;
+                    } else if (u >= 0xDC00 && u <= 0xDFFF) {
+                        return false;
+                    } else if (u >= 0) {
+                        i += 5;
+                    } else {
+                        i++; // a one-character escape: skip what it escapes
+                    }
+                }
+                continue;
+            }
+            if (b == '"') {
+                inString = true;
+            } else if (b == '{' || b == '[') {
+                if (++depth > MAX_DEPTH) {
+                    return false;
+                }
+            } else if (b == '}' || b == ']') {
+                depth--;
+            }
+        }
+        return true;
+    }
+
+    /** The code unit of the \\uXXXX at i (its backslash), or -1. */
+    private static int unit(byte[] json, int i) {
+        if (i + 6 > json.length || json[i] != '\\' || json[i + 1] != 'u') {
+            return -1;
+        }
+        try {
+            return Integer.parseInt(new String(json, i + 2, 4, StandardCharsets.US_ASCII), 16);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** Well-formed UTF-16 (every surrogate paired) without U+0000: text both stores keep as is. */

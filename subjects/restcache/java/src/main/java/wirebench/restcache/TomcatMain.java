@@ -7,7 +7,9 @@
 // encoded backslash (%5C) in a key is passed through (encodedReverseSolidusHandling=passthrough) instead
 // of refused, since the servlet routes on the raw URI and the contract makes such keys data; an
 // encoded slash (%2F) is still refused (400), as the contract allows. Tomcat's base directory (it keeps a
-// work folder there) is a temporary one, removed at stop. Tomcat logs through java.util.logging,
+// work folder there) is a temporary one, removed at stop. Tomcat's own error pages answer in the
+// contract's JSON and name no version (JsonErrors); an HTTP/0.9 request gets nothing
+// (RestCacheServlet). Tomcat logs through java.util.logging,
 // held here to warnings.
 // Run: java -jar target/restcache-tomcat.jar --port 8080 --store sqlite:/tmp/restcache.db
 package wirebench.restcache;
@@ -23,6 +25,7 @@ import java.util.stream.Stream;
 import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.core.StandardHost;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.catalina.util.ServerInfo;
 
@@ -57,6 +60,7 @@ public final class TomcatMain implements Launcher.Container {
         // answered it with Tomcat's own HTML 400 page.
         connector.setProperty("maxHttpHeaderSize", Integer.toString(Launcher.MAX_HEADER_BYTES));
         tomcat.setConnector(connector);
+        ((StandardHost) tomcat.getHost()).setErrorReportValveClass(JsonErrors.Tomcat.class.getName());
         Context context = tomcat.addContext("", base.toString());
         Tomcat.addServlet(context, "restcache", servlet);
         context.addServletMapping("/", "restcache");

@@ -68,6 +68,16 @@ class UnitTest {
                 "{\"value\":\"a\\u0000\"}", "{\"value\":\"\\ud800\"}", "{\"value\":\"\\udc00\"}"}) {
             assertThrows(Exception.class, () -> RestCacheServlet.value(bad.getBytes(StandardCharsets.UTF_8)), bad);
         }
+        String deep100 = "{\"value\":\"[[{\",\"x\":" + "[".repeat(99) + "]".repeat(99) + "}";
+        assertEquals("[[{", RestCacheServlet.value(deep100.getBytes(StandardCharsets.UTF_8)));
+        String deep101 = "{\"value\":\"v\",\"x\":" + "[".repeat(100) + "]".repeat(100) + "}";
+        String longNumber = "{\"value\":\"v\",\"n\":" + "1".repeat(100_000) + "}";
+        assertEquals("v", RestCacheServlet.value(longNumber.getBytes(StandardCharsets.UTF_8)));
+        for (String bad : new String[] {deep101, "{\"value\":\"v\",\"x\":\"\\ud800\"}", "\uFEFF{\"value\":\"v\"}"}) {
+            assertThrows(Exception.class, () -> RestCacheServlet.value(bad.getBytes(StandardCharsets.UTF_8)), bad);
+        }
+        byte[] utf16 = "{\"value\":\"v\"}".getBytes(StandardCharsets.UTF_16LE);
+        assertThrows(Exception.class, () -> RestCacheServlet.value(utf16), "UTF-16LE");
         assertTrue(RestCacheServlet.storable("a😀b"));
         assertFalse(RestCacheServlet.storable("a\uD83D"));
     }
