@@ -30,6 +30,10 @@ impl Lab for RestCacheLab {
             s.push(Block::Table(t));
         }
         s.para(Para::Small, NOTE);
+        if let Some(t) = rc.variants_table() {
+            s.push(Block::Table(t));
+            s.para(Para::Small, VARIANTS_NOTE);
+        }
         s.csv.push(rc.csv());
         Some(s)
     }
@@ -50,10 +54,18 @@ pub const NOTE: &str = "Each cell: the median req/s over the repeats (every step
     processes the sum of their proportional set sizes, so the shared buffers count once. SQLite runs \
     inside the service, so its CPU and memory are the service's.";
 
-/// The study's rows of a run.
+/// What the section says under the variants table.
+pub const VARIANTS_NOTE: &str = "Beyond the study, each against the same case with durable commits on \
+    loopback: PostgreSQL's commits relaxed (synchronous_commit=off: answered before the WAL is flushed, so a \
+    crash of the server loses the last acknowledged writes), and the users across a network link from the \
+    service. The ratio beside a number is its req/s over the durable loopback case's.";
+
+/// The study's rows of a run, and the rows that vary one of its cases.
 #[derive(Debug, Clone, Default)]
 pub struct RestCache {
     pub cases: Vec<ScenarioSummary>,
+    /// Rows of a case under another condition (`variant`): relaxed commits, a network link.
+    pub variants: Vec<ScenarioSummary>,
 }
 
 /// A table whose first column names each row.
@@ -71,9 +83,27 @@ fn table(id: String, title: String, head: Vec<String>, rows: Vec<(String, Vec<Ce
     Table::new(id, columns, rows).titled(Text::plain(title))
 }
 
-/// True for a summary the study's tables take.
+/// True for a summary the study's tables take: a case of the closed model, on loopback, with
+/// durable commits.
 pub fn is_case(s: &ScenarioSummary) -> bool {
-    ["impl", "store", "state", "group", "users"].iter().all(|k| s.param(k).is_some()) && s.param("model").is_none()
+    is_labelled(s) && s.param("model").is_none() && variant(s).is_none()
+}
+
+fn is_labelled(s: &ScenarioSummary) -> bool {
+    ["impl", "store", "state", "group", "users"].iter().all(|k| s.param(k).is_some())
+}
+
+/// What a row changes against its case, named for a column: `relaxed commits`, `across
+/// rtt=20ms`; `None` for a case as the study ran it.
+pub fn variant(s: &ScenarioSummary) -> Option<String> {
+    let mut parts = vec![];
+    if let Some(commit) = s.param("commit") {
+        parts.push(format!("{commit} commits"));
+    }
+    if let Some(net) = &s.net {
+        parts.push(format!("across {net}"));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 /// One case's server-side figures, from the medians of its repeats.
@@ -88,7 +118,13 @@ pub struct Use {
 
 impl RestCache {
     pub fn of(summaries: &[&ScenarioSummary]) -> RestCache {
-        RestCache { cases: summaries.iter().filter(|s| is_case(s)).map(|s| (*s).clone()).collect() }
+        let pick = |keep: &dyn Fn(&ScenarioSummary) -> bool| {
+            summaries.iter().filter(|s| keep(s)).map(|s| (*s).clone()).collect::<Vec<_>>()
+        };
+        RestCache {
+            cases: pick(&is_case),
+            variants: pick(&|s| is_labelled(s) && s.param("model").is_none() && variant(s).is_some()),
+        }
     }
 
     fn find(&self, store: &str, state: &str, group: &str, users: &str, imp: &str) -> Option<&ScenarioSummary> {
@@ -169,6 +205,59 @@ impl RestCache {
             }
         }
         tables
+    }
+
+    /// Each variant beside its case: a row per implementation and case, a column per variant,
+    /// req/s with the ratio over the case's; `None` without variants.
+    pub fn variants_table(&self) -> Option<Table> {
+        if self.variants.is_empty() {
+            return None;
+        }
+        let mut kinds: Vec<String> = vec![];
+        for v in &self.variants {
+            let kind = variant(v).expect("variants have one");
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        let key = |s: &ScenarioSummary| {
+            ["store", "state", "group", "users", "impl"].map(|k| s.param(k).unwrap_or_default().to_string())
+        };
+        let mut cases: Vec<[String; 5]> = vec![];
+        for v in &self.variants {
+            if !cases.contains(&key(v)) {
+                cases.push(key(v));
+            }
+        }
+        let rps = |s: &ScenarioSummary| s.get("rps").map(|x| x.median);
+        let cell = |s: Option<&ScenarioSummary>, base: Option<f64>| match s {
+            None => Cell::new(NONE),
+            Some(s) => Cell {
+                scenario: Some(s.scenario.clone()),
+                failed: s.error.is_some(),
+                aside: rps(s).zip(base).filter(|(_, b)| *b > 0.0).map(|(r, b)| numbers::ratio(r / b)),
+                ..Cell::new(rps(s).map_or(NONE.to_string(), |r| format!("{} req/s", numbers::thousands(r))))
+            },
+        };
+        let rows = cases
+            .iter()
+            .map(|k| {
+                let [store, state, group, users, imp] = k;
+                let base = self.find(store, state, group, users, imp);
+                let mut cells = vec![cell(base, None)];
+                let base = base.and_then(rps);
+                for kind in &kinds {
+                    let v = self.variants.iter().find(|v| key(v) == *k && variant(v).as_deref() == Some(kind));
+                    cells.push(cell(v, base));
+                }
+                let name = IMPLS.iter().find(|(i, _)| i == imp).map_or(imp.as_str(), |(_, n)| n);
+                let store = STORES.iter().find(|(i, _)| i == store).map_or(store.as_str(), |(_, n)| n);
+                (format!("{name}, {store}, {state}, {group}, {users} users"), cells)
+            })
+            .collect();
+        let mut head = vec!["Implementation, case".to_string(), "as the study ran it".to_string()];
+        head.extend(kinds);
+        Some(table("restcache-variants".into(), "Beyond the study: one case under other conditions".into(), head, rows))
     }
 
     /// One case's server-side use, when its CPU and requests were measured.
@@ -287,6 +376,21 @@ mod tests {
             writeln!(f, "{}", fixture::case_line("jetty", "postgres", repeat, 5000.0, (4.0, 1.0), (1310720, 524288)))
                 .unwrap();
             writeln!(f, "{}", fixture::case_line("go", "sqlite", repeat, 4000.0, (1.0, 0.0), (65536, 0))).unwrap();
+            // Go's case with relaxed commits (1.5x) and across a link (0.5x): variants, not cases.
+            let variant = |rps: f64, id: &str, with: &dyn Fn(&mut serde_json::Value)| {
+                let line = fixture::case_line("go", "postgres", repeat, rps, (3.0, 0.9), (1048576, 524288));
+                let mut v: serde_json::Value = serde_json::from_str(&line).unwrap();
+                v["scenario"] = id.into();
+                with(&mut v);
+                v.to_string()
+            };
+            writeln!(
+                f,
+                "{}",
+                variant(13500.0, "relaxed-g3-u100-go-postgres", &|v| v["params"]["commit"] = "relaxed".into())
+            )
+            .unwrap();
+            writeln!(f, "{}", variant(4500.0, "net-g3-u100-go-postgres", &|v| v["net"] = "rtt=20ms".into())).unwrap();
         }
         drop(f);
         let r = render(dir.path()).unwrap();
@@ -304,6 +408,11 @@ mod tests {
         let row = element(res, "Java, Jetty, PostgreSQL", "</tr>");
         assert!(row.contains("600 µs") && row.contains("200 µs") && row.contains("768 MiB"), "{row}");
         assert!(element(res, "Go, SQLite", "</tr>").contains("in the service"), "{res}");
+        assert!(!pg.contains("13,500") && !pg.contains("4,500"), "variants are not the study's cases: {pg}");
+        let variants = element(section, r#"id="restcache-variants""#, "</table>");
+        assert!(variants.contains(">relaxed commits<") && variants.contains(">across rtt=20ms<"), "{variants}");
+        let row = element(variants, "Go, PostgreSQL, empty, G3, 100 users", "</tr>");
+        assert!(row.contains("9,000 req/s") && row.contains("1.50×") && row.contains("0.500×"), "{row}");
         // The cases stay in the scenarios table.
         assert!(element(&html, r#"<table id="scenarios""#, "</table>").contains("g3-u100-jetty-postgres"));
         let csv = read(&dir.path().join("restcache.csv"));

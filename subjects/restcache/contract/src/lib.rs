@@ -36,6 +36,7 @@ pub const CHECKS: &[Check] = &[
     ("a body with a byte order mark or in UTF-16 is 400", not_utf8_json),
     ("an HTTP/1.1 request without exactly one Host is 400", host_required),
     ("no answer names the server; its own refusals are JSON; HTTP/0.9 gets no document", server_quiet),
+    ("250 slowly sent bodies do not stop the service answering others", slow_bodies),
     ("HEAD answers as GET without a body", head_is_get_without_body),
     ("a wrong method is 405 and an unknown path 404", methods_and_paths),
     ("concurrent creates of one key: exactly one 201", concurrent_creates),
@@ -515,6 +516,34 @@ fn host_required(s: &Service) -> Result<()> {
         let line = raw_status(s, request)?;
         ensure!(line.starts_with("HTTP/1.1 400"), "an HTTP/1.1 request with {what} got `{line}`");
     }
+    Ok(())
+}
+
+/// 250 connections that send a POST's head and one byte of its body, then wait: the service
+/// answers others meanwhile. Read on a request thread, each such body held one of Jetty's and
+/// Tomcat's 200 threads, and nothing else was answered while they waited (no API key needed).
+fn slow_bodies(s: &Service) -> Result<()> {
+    use std::io::Write;
+    let authority = s.base.trim_start_matches("http://").trim_end_matches('/').to_string();
+    let unknown = "00000000-0000-4000-8000-000000000001";
+    let mut dripping = Vec::new();
+    for _ in 0..250 {
+        let mut socket = std::net::TcpStream::connect(&authority).context("connecting a slow client")?;
+        write!(
+            socket,
+            "POST {} HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{",
+            item_path(unknown, "k")
+        )?;
+        dripping.push(socket);
+    }
+    let started = std::time::Instant::now();
+    let line = raw_status(s, "GET /health HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n")?;
+    ensure!(
+        line.starts_with("HTTP/1.1 200"),
+        "with 250 bodies dripping, GET /health got `{line}` after {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    drop(dripping);
     Ok(())
 }
 

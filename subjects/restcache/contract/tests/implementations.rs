@@ -20,11 +20,16 @@ fn every_implementation_passes_the_contract_on_both_stores() {
     let suite = Suite::load(&root.join("suites/restcache.toml"), &root, &wirebench_load::Registry).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let supervisor = Supervisor { root, log_dir: runs.path().into(), cpus: vec![] };
-    let mut postgres =
-        supervisor.start_service("postgres", &suite.services["postgres"]).unwrap_or_else(|e| panic!("{e}"));
+    // Every service a subject names (PostgreSQL durable and relaxed), as the runner would.
     let mut placeholders = Placeholders::default();
-    let pg_dir = postgres.dir().unwrap().display().to_string();
-    placeholders.add_service("postgres", &Placeholders::own(&pg_dir, postgres.ports()));
+    let mut services = vec![];
+    let named: std::collections::BTreeSet<&String> = suite.subjects.values().flat_map(|s| &s.services).collect();
+    for (name, spec) in suite.services.iter().filter(|(name, _)| named.contains(name)) {
+        let service = supervisor.start_service(name, spec).unwrap_or_else(|e| panic!("{e}"));
+        let dir = service.dir().unwrap().display().to_string();
+        placeholders.add_service(name, &Placeholders::own(&dir, service.ports()));
+        services.push(service);
+    }
 
     assert!(
         suite.subjects.len() >= 16,
@@ -53,6 +58,8 @@ fn every_implementation_passes_the_contract_on_both_stores() {
         }
         subject.stop();
     }
-    postgres.stop();
+    for mut service in services {
+        service.stop();
+    }
     assert!(failures.is_empty(), "contract failures:\n{}", failures.join("\n"));
 }

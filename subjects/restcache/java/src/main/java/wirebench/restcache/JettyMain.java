@@ -51,7 +51,9 @@ public final class JettyMain implements Launcher.Container {
         server.addConnector(connector);
         ServletContextHandler context = new ServletContextHandler();
         context.setContextPath("/");
-        context.addServlet(new ServletHolder("restcache", servlet), "/");
+        ServletHolder holder = new ServletHolder("restcache", servlet);
+        holder.setAsyncSupported(true); // bodies are read without a thread (BodyReader)
+        context.addServlet(holder, "/");
         server.setHandler(context);
         server.setErrorHandler(new JsonErrors.Jetty());
         context.setErrorHandler(new JsonErrors.Jetty());

@@ -30,8 +30,12 @@ public final class RestCacheServlet extends HttpServlet {
 
     /** Bodies over this many bytes are answered 413. */
     static final int MAX_BODY_BYTES = 1 << 20;
-    /** An unread body is read and dropped up to this many bytes before answering (finishBody). */
+    /** A body is read (and past MAX_BODY_BYTES dropped) up to this many bytes before answering;
+     *  past it the answer closes the connection (BodyReader). */
     static final long DRAIN_BYTES = 16L << 20;
+    /** A body must have arrived this long after the request's head: 408 otherwise, as the Rust
+     *  implementation's 30 s (openapi.yaml). */
+    static final long BODY_TIMEOUT_MS = 30_000;
     /** Keys over this many bytes of UTF-8 are answered 400. */
     static final int MAX_KEY_BYTES = 1024;
     /** Bodies nested deeper (objects and arrays, the outer one included) are answered 400: the
@@ -70,10 +74,7 @@ public final class RestCacheServlet extends HttpServlet {
     }
 
     /** What to answer: a status and a JSON body (none for 204). */
-    private record Answer(int status, Object body) {}
-
-    /** Request attribute: whether value() read the body to its end ("done") or not ("left"). */
-    private static final String BODY = "restcache.body";
+    record Answer(int status, Object body) {}
 
     /**
      * Routes every method itself (HEAD is answered as GET, the containers drop the body). The path
@@ -90,6 +91,16 @@ public final class RestCacheServlet extends HttpServlet {
             resp.setHeader("Connection", "close");
             return;
         }
+        boolean declared = req.getContentLengthLong() > 0 || req.getHeader("Transfer-Encoding") != null;
+        if (declared) {
+            BodyReader.start(req, resp, this::answer);
+        } else {
+            answer(req, resp);
+        }
+    }
+
+    /** Routes a request whose body, if any, is read, and writes the answer. */
+    private void answer(HttpServletRequest req, HttpServletResponse resp) throws IOException {
         Answer answer;
         try {
             answer = route(req, resp);
@@ -102,7 +113,10 @@ public final class RestCacheServlet extends HttpServlet {
             System.err.println("restcache-java: internal error: " + StoreException.oneLine(e));
             answer = new Answer(500, Map.of("error", "internal error"));
         }
-        finishBody(req, resp);
+        write(resp, answer);
+    }
+
+    static void write(HttpServletResponse resp, Answer answer) throws IOException {
         resp.setStatus(answer.status());
         if (answer.body() != null) {
             byte[] bytes = JSON.writeValueAsBytes(answer.body());
@@ -186,50 +200,6 @@ public final class RestCacheServlet extends HttpServlet {
             return new Answer(503, Map.of("error", "the store does not answer"));
         }
         return new Answer(200, Map.of("status", "ok"));
-    }
-
-    /**
-     * Before answering, a request body the route did not read to its end (a check failed first, or
-     * it was over 1 MiB) is read and dropped, up to {@link #DRAIN_BYTES} more, so the connection
-     * can take the next request, or, past that, so the client has sent its body before the answer
-     * says "Connection: close" and the container closes. Left unread, a container may close the
-     * connection after the answer without saying so (Jetty does with a large body), and a client
-     * that sends its next request on it finds it closed; closed while the client still sends, the
-     * kernel answers the client's data with a reset that can discard the 413 before the client
-     * reads it (Java's HttpClient now and then saw "header parser received no bytes" for a 3 MiB
-     * POST to Jetty). Go's server avoids the same by half-closing and waiting 500 ms
-     * (its rstAvoidanceDelay); Tomcat swallows up to 2 MiB (maxSwallowSize).
-     */
-    private static void finishBody(HttpServletRequest req, HttpServletResponse resp) {
-        Object state = req.getAttribute(BODY);
-        if ("done".equals(state)) {
-            return;
-        }
-        boolean declared = req.getContentLengthLong() > 0 || req.getHeader("Transfer-Encoding") != null;
-        if (state == null && !declared) {
-            return;
-        }
-        boolean ended = false;
-        if (state == null) {
-            try {
-                InputStream in = req.getInputStream();
-                byte[] sink = new byte[16 * 1024];
-                long left = DRAIN_BYTES;
-                while (left > 0) {
-                    int n = in.read(sink, 0, (int) Math.min(sink.length, left));
-                    if (n < 0) {
-                        ended = true;
-                        break;
-                    }
-                    left -= n;
-                }
-            } catch (IOException | RuntimeException e) {
-                ended = false;
-            }
-        }
-        if (!ended) {
-            resp.setHeader("Connection", "close");
-        }
     }
 
     private static void allow(String method, String allowed, HttpServletResponse resp) throws Reject {
@@ -334,21 +304,14 @@ public final class RestCacheServlet extends HttpServlet {
                 .toString();
     }
 
-    /** The body's string "value": 413 over 1 MiB (at most 1 MiB + 1 bytes are read), 400 for
-     *  anything but a JSON object holding one, and 400 for a value no store can hold (U+0000, or
-     *  a lone surrogate from an escape such as "\\ud800"). */
+    /** The body's string "value": 413 over 1 MiB (BodyReader keeps at most 1 MiB + 1 bytes),
+     *  400 for anything but a JSON object holding one, and 400 for a value no store can hold
+     *  (U+0000, or a lone surrogate from an escape such as "\\ud800"). */
     static String value(HttpServletRequest req) throws Reject {
-        byte[] body;
-        req.setAttribute(BODY, "left");
-        try {
-            body = req.getInputStream().readNBytes(MAX_BODY_BYTES + 1);
-        } catch (IOException | RuntimeException e) { // a broken upload (bad chunking, cut short)
-            throw new Reject(400, "cannot read the body");
-        }
+        byte[] body = BodyReader.body(req);
         if (body.length > MAX_BODY_BYTES) {
             throw new Reject(413, "body over " + MAX_BODY_BYTES + " bytes");
         }
-        req.setAttribute(BODY, "done"); // readNBytes stopped short of its count: the end
         return value(body);
     }
 

@@ -62,7 +62,7 @@ public final class TomcatMain implements Launcher.Container {
         tomcat.setConnector(connector);
         ((StandardHost) tomcat.getHost()).setErrorReportValveClass(JsonErrors.Tomcat.class.getName());
         Context context = tomcat.addContext("", base.toString());
-        Tomcat.addServlet(context, "restcache", servlet);
+        Tomcat.addServlet(context, "restcache", servlet).setAsyncSupported(true); // BodyReader
         context.addServletMapping("/", "restcache");
         tomcat.start();
         return connector.getLocalPort();
