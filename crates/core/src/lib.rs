@@ -9,6 +9,7 @@ pub mod machine;
 pub mod results;
 pub mod runner;
 pub mod schema;
+pub mod share;
 pub mod stats;
 pub mod suite;
 pub mod supervisor;

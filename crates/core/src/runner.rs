@@ -87,6 +87,12 @@ pub struct LoadResult {
     /// Thread groups: completed iterations and each step's numbers.
     pub iterations: Option<u64>,
     pub steps: Vec<StepMetrics>,
+    /// Wall-clock time the measurement started (every load thread past its connections), so
+    /// loads measured apart can be lined up (`wirebench merge`).
+    pub started: Option<std::time::SystemTime>,
+    /// The latency histograms as an HdrHistogram interval log (`wirebench_load::hlog`), which
+    /// loads measured apart add up exactly.
+    pub latency_log: Option<String>,
 }
 
 /// Sends load; implemented by the load engine and by mocks.

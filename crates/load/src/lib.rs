@@ -6,6 +6,7 @@ pub mod driver;
 pub mod drivers;
 pub mod error;
 mod fresh;
+pub mod hlog;
 pub mod io;
 pub mod registry;
 pub mod request;

@@ -118,6 +118,9 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         end = end.max(r.tally.last_done.unwrap_or(start));
     }
     out.duration = end - start;
+    let started = std::time::SystemTime::now() - start.elapsed();
+    out.started = Some(started);
+    out.latency_log = Some(crate::hlog::write(&all, started, out.duration).map_err(LoadError::Protocol)?);
     out.latency = latency(&all.latency);
     out.first_message = (!all.first.is_empty()).then(|| latency(&all.first));
     out.latency_uncorrected = job.plan.rate.map(|_| latency(&all.uncorrected));
@@ -130,7 +133,8 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     Ok(out)
 }
 
-fn latency(h: &Histogram<u64>) -> Latency {
+/// A histogram's summary as rows record it: min, percentiles, max, mean and the curve.
+pub fn latency(h: &Histogram<u64>) -> Latency {
     if h.is_empty() {
         return Latency::default();
     }

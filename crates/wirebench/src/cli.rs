@@ -25,6 +25,9 @@ pub enum Command {
     Run(RunArgs),
     /// Send load at one URL, like h2load or wrk, and print what was measured.
     Load(Box<LoadArgs>),
+    /// Add up loads measured apart (`wirebench load --worker i/N --out DIR`): histograms
+    /// exactly, counters summed, each worker's CPU and measuring window kept.
+    Merge(MergeArgs),
     /// Render report.html, summary.md, CSV and charts of a results directory again.
     Report {
         /// A results directory (results/<timestamp>-<suite>).
@@ -208,6 +211,34 @@ pub struct LoadArgs {
     /// (needs root; the URL's host must be 127.0.0.1). See `wirebench net check`.
     #[arg(long, value_name = "SPEC")]
     pub net: Option<wirebench_link::NetSpec>,
+    /// Be worker I of N (`0/2`): take an I-th share of -c, -n and --rate (shares differ by at
+    /// most one) and write what `wirebench merge` needs to --out.
+    #[arg(long, value_name = "I/N", requires = "out")]
+    pub worker: Option<wirebench_core::share::WorkerShare>,
+    /// Wait until this wall-clock instant before measuring, so workers started apart measure
+    /// together: seconds since the epoch, or +5s / +500ms from now.
+    #[arg(long, value_name = "TIME")]
+    pub start_at: Option<String>,
+    /// Write this load's record to DIR (worker.json, and latency.hlog: the histograms as an
+    /// HdrHistogram interval log) for `wirebench merge`.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The --out directories of `wirebench load --worker i/N`, one per worker.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Write the merged record (worker.json and latency.hlog of the whole) to DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Flag workers whose measurements started further apart than this.
+    #[arg(long, value_name = "MS", default_value_t = 100.0)]
+    pub max_skew_ms: f64,
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,

@@ -8,6 +8,7 @@ use anyhow::{bail, Context};
 use crate::cli::LoadArgs;
 use wirebench_core::machine;
 use wirebench_core::runner::{Executor, Plan, Stop, Target};
+use wirebench_core::share::WorkerShare;
 use wirebench_core::suite::{self, Expect, Scenario, Script, Suite};
 use wirebench_load::{DriverInfo, LoadEngine};
 
@@ -16,12 +17,25 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let (target, path) = parse_url(&args.url, driver)?;
     let params = parse_params(&args.params)?;
     (driver.params)(&params).with_context(|| format!("--param for the {} driver", driver.id))?;
-    let stop = match (args.requests, args.duration) {
+    // A worker takes its share of the connections, requests and rate (`--worker i/N`).
+    let share = args.worker.unwrap_or(WorkerShare { index: 0, count: 1 });
+    let connections = share.of(u64::from(args.connections)) as u32;
+    if connections == 0 {
+        bail!(
+            "--worker {share}: -c {} gives this worker no connection (use -c {} or more)",
+            args.connections,
+            share.count
+        );
+    }
+    let rate = args.rate.map(|r| share.of_rate(r));
+    let stop = match (args.requests.map(|n| share.of(n)), args.duration) {
+        (Some(0), None) => bail!("--worker {share}: -n {} gives this worker no request", args.requests.unwrap_or(0)),
         (Some(n), None) => Stop::Requests(n),
         (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
-        (None, None) => Stop::Requests(10_000),
+        (None, None) => Stop::Requests(share.of(10_000).max(1)),
         _ => bail!("--duration must be positive"),
     };
+    let start_at = args.start_at.as_deref().map(start_instant).transpose()?;
     if args.reconnect && (args.streams != 1 || args.group.is_some()) {
         bail!("--reconnect opens a connection per request: it needs -m 1 and no --group");
     }
@@ -57,11 +71,14 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         params,
         payload_bytes: None,
         headers: BTreeMap::new(),
-        connections: args.connections,
+        connections,
         streams: args.streams,
-        requests: args.requests,
+        requests: match stop {
+            Stop::Requests(n) => Some(n),
+            Stop::Duration(_) => None,
+        },
         duration_s: args.duration,
-        rate: args.rate,
+        rate,
         warmup_requests: None,
         warmup_s: None,
         expect: Expect {
@@ -76,7 +93,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         reconnect: args.reconnect,
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
-    let plan = Plan { connections: args.connections, streams: args.streams, stop, rate: args.rate };
+    let plan = Plan { connections, streams: args.streams, stop, rate };
     let link = match &args.net {
         Some(spec) => {
             if !target.host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback()) {
@@ -92,6 +109,9 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let link_before = link.as_ref().map(|l| l.stats());
     let measured = || -> anyhow::Result<(wirebench_core::runner::LoadResult, f64)> {
         engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
+        if let Some(at) = start_at {
+            wait_until(at)?;
+        }
         let cpu_before = machine::own_cpu_s();
         let r = engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?;
         Ok((r, machine::own_cpu_s() - cpu_before))
@@ -107,11 +127,31 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         cpu_s -= s.cpu().as_secs_f64();
         (l.spec().to_string(), s)
     });
+    if let Some(dir) = &args.out {
+        crate::merge::write_worker(
+            dir,
+            &crate::merge::WorkerMeta { share, url: &args.url, driver: &args.driver },
+            &r,
+            cpu_s,
+        )?;
+    }
+    print(&r, cpu_s, net.as_ref(), args.json, serde_json::Map::new());
+    Ok(())
+}
+
+/// Prints what a load measured: one JSON object (with `extra`'s keys added), or text.
+pub fn print(
+    r: &wirebench_core::runner::LoadResult,
+    cpu_s: f64,
+    net: Option<&(String, wirebench_link::LinkStats)>,
+    json: bool,
+    extra: serde_json::Map<String, serde_json::Value>,
+) {
     let secs = r.duration.as_secs_f64();
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let rps = per_s(r.requests);
     let l = &r.latency;
-    if args.json {
+    if json {
         let v = serde_json::json!({
             "requests": r.requests, "errors": r.errors, "duration_s": secs, "rps": rps,
             "messages": r.messages, "messages_per_s": per_s(r.messages),
@@ -126,12 +166,16 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
                 "label": s.label, "requests": s.requests, "errors": s.errors,
                 "latency_us": {"p50": s.latency_us.p50, "p99": s.latency_us.p99, "max": s.latency_us.max, "mean": s.latency_us.mean},
             })).collect::<Vec<_>>(),
-            "net": net.as_ref().map(|(spec, s)| serde_json::json!({
+            "net": net.map(|(spec, s)| serde_json::json!({
                 "link": spec, "forwarder_cpu_s": s.cpu().as_secs_f64(),
                 "up": {"packets": s.up.counters.packets, "lost": s.up.counters.lost, "overflow": s.up.counters.overflow, "late": s.up.late},
                 "down": {"packets": s.down.counters.packets, "lost": s.down.counters.lost, "overflow": s.down.counters.overflow, "late": s.down.late},
             })),
         });
+        let mut v = v;
+        if let Some(o) = v.as_object_mut() {
+            o.extend(extra);
+        }
         println!("{v}");
     } else {
         println!("requests {}  errors {}  duration {secs:.3} s  {rps:.0} req/s", r.requests, r.errors);
@@ -169,7 +213,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         if let Some(e) = &r.first_error {
             println!("first error: {e}");
         }
-        if let Some((spec, s)) = &net {
+        if let Some((spec, s)) = net {
             let dir = |d: &wirebench_link::DirStats| {
                 format!(
                     "{} packets, {} lost, {} over the queue",
@@ -185,7 +229,6 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             );
         }
     }
-    Ok(())
 }
 
 /// The script of thread group `group` of a suite, its data generated or read as the suite's rows are.
@@ -204,6 +247,38 @@ fn group_script(suite: &str, group: &str, suites_dir: &std::path::Path) -> anyho
     let mut scripts = suite::groups::scripts(&suite.groups, &root)
         .map_err(|(key, message)| anyhow::anyhow!("{}: {key}: {message}", path.display()))?;
     Ok(scripts.remove(group).expect("every group has a script"))
+}
+
+/// The wall-clock instant of `--start-at`: seconds since the epoch (`1796000000.5`), or `+5s` /
+/// `+500ms` from now, so workers started apart measure together.
+fn start_instant(text: &str) -> anyhow::Result<std::time::SystemTime> {
+    let bad = || anyhow::anyhow!("--start-at `{text}`: expected seconds since the epoch or +<n>s / +<n>ms from now");
+    let now = std::time::SystemTime::now();
+    if let Some(rel) = text.strip_prefix('+') {
+        let (n, unit) = match rel.strip_suffix("ms") {
+            Some(n) => (n, 1e-3),
+            None => (rel.strip_suffix('s').ok_or_else(bad)?, 1.0),
+        };
+        let secs = n.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(bad)? * unit;
+        return Ok(now + std::time::Duration::from_secs_f64(secs));
+    }
+    let secs = text.parse::<f64>().ok().filter(|x| x.is_finite() && *x > 0.0).ok_or_else(bad)?;
+    Ok(std::time::UNIX_EPOCH + std::time::Duration::from_secs_f64(secs))
+}
+
+/// Sleeps until `at`; an instant more than a second past is an error (this worker would start
+/// late against the others).
+fn wait_until(at: std::time::SystemTime) -> anyhow::Result<()> {
+    match at.duration_since(std::time::SystemTime::now()) {
+        Ok(wait) => {
+            std::thread::sleep(wait);
+            Ok(())
+        }
+        Err(e) if e.duration() <= std::time::Duration::from_secs(1) => Ok(()),
+        Err(e) => {
+            bail!("--start-at passed {:.1} s before this worker was ready to measure", e.duration().as_secs_f64())
+        }
+    }
 }
 
 /// `key=value` pairs: the value as JSON (`10`, `true`, `"x"`), else as a plain string.

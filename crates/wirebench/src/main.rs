@@ -4,6 +4,7 @@ mod build;
 mod cli;
 mod list;
 mod load;
+mod merge;
 mod net;
 mod progress;
 mod run;
@@ -66,6 +67,7 @@ fn main() {
             run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
         }
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
+        cli::Command::Merge(args) => merge::merge(&args).map(|()| EXIT_OK),
         cli::Command::Report { dir, markdown, section, claims, suites_dir } => {
             report(&dir, markdown, &section, claims.as_deref(), &suites_dir)
         }

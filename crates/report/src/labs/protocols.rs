@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn a_loss_sweep_is_lines_against_loss_and_other_links_stay_bars() {
-        let summaries = vec![
+        let summaries = [
             row("rest-net-h2-loss0", "h2+tls", Some("rtt=40ms,cc=reno"), 100.0),
             row("rest-net-h3-loss0", "h3", Some("rtt=40ms,cc=reno"), 90.0),
             row("rest-net-h2-loss1", "h2+tls", Some("rtt=40ms,loss=1%,cc=reno"), 20.0),

@@ -1,0 +1,73 @@
+//! A worker's share of a load split over N workers (`--worker i/N`): connections, requests and an
+//! open-model rate divided so that shares differ by at most one and add up to the whole.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Worker `index` of `count` (0-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WorkerShare {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl WorkerShare {
+    /// This worker's part of `total` whole things: `total / count`, one more for the first
+    /// `total % count` workers.
+    pub fn of(&self, total: u64) -> u64 {
+        let (count, index) = (u64::from(self.count), u64::from(self.index));
+        total / count + u64::from(index < total % count)
+    }
+
+    /// This worker's part of a rate: an equal one.
+    pub fn of_rate(&self, rate: f64) -> f64 {
+        rate / f64::from(self.count)
+    }
+}
+
+impl FromStr for WorkerShare {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let bad = || format!("`{s}`: expected I/N with 0 <= I < N, e.g. 0/2");
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(WorkerShare { index, count })
+    }
+}
+
+impl fmt::Display for WorkerShare {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_differ_by_at_most_one_and_add_up() {
+        for count in 1..=17u32 {
+            for total in [0u64, 1, 5, 16, 17, 100, 1_000_003] {
+                let shares: Vec<u64> = (0..count).map(|index| WorkerShare { index, count }.of(total)).collect();
+                assert_eq!(shares.iter().sum::<u64>(), total, "{total} over {count}");
+                let (lo, hi) = (shares.iter().min().unwrap(), shares.iter().max().unwrap());
+                assert!(hi - lo <= 1, "{total} over {count}: {shares:?}");
+            }
+        }
+        assert_eq!(WorkerShare { index: 1, count: 4 }.of_rate(1000.0), 250.0);
+    }
+
+    #[test]
+    fn a_share_is_read_as_i_of_n() {
+        assert_eq!("1/4".parse::<WorkerShare>(), Ok(WorkerShare { index: 1, count: 4 }));
+        assert_eq!("1/4".parse::<WorkerShare>().unwrap().to_string(), "1/4");
+        for bad in ["4/4", "0/0", "1", "a/2", "-1/2", "1/2/3"] {
+            assert!(bad.parse::<WorkerShare>().is_err(), "{bad}");
+        }
+    }
+}

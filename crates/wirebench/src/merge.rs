@@ -1,0 +1,324 @@
+//! Loads measured apart, added up: `wirebench load --worker i/N --out DIR` writes a worker's
+//! record (`worker.json`: counters, CPU, its measuring window and host) beside its histograms
+//! (`latency.hlog`, an HdrHistogram interval log); `wirebench merge DIR…` adds the histograms
+//! exactly (the merged p99 is the p99 of every sample), sums the counters, keeps each worker's
+//! CPU and window, checks that the windows overlap and flags workers that started apart.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, UNIX_EPOCH};
+
+use anyhow::{bail, Context};
+use serde_json::json;
+
+use crate::cli::MergeArgs;
+use wirebench_core::runner::LoadResult;
+use wirebench_core::schema::{Latency, StepMetrics};
+use wirebench_core::share::WorkerShare;
+use wirebench_load::hlog;
+
+const RECORD: &str = "worker.json";
+const LOG: &str = "latency.hlog";
+
+/// What a worker was asked to do, beside what it measured.
+pub struct WorkerMeta<'a> {
+    pub share: WorkerShare,
+    pub url: &'a str,
+    pub driver: &'a str,
+}
+
+/// One worker's record as `worker.json` holds it.
+#[derive(Debug, Clone)]
+struct Worker {
+    dir: PathBuf,
+    share: WorkerShare,
+    host: String,
+    url: String,
+    driver: String,
+    requests: u64,
+    messages: u64,
+    errors: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+    started_s: f64,
+    duration_s: f64,
+    cpu_s: f64,
+    rate: bool,
+    iterations: Option<u64>,
+    steps: Vec<(String, u64, u64)>,
+    first_error: Option<String>,
+    log: String,
+}
+
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map_or_else(|_| "unknown".into(), |h| h.trim().to_string())
+}
+
+/// Writes `r` as worker `meta.share`'s record into `dir` (made if missing).
+pub fn write_worker(dir: &Path, meta: &WorkerMeta, r: &LoadResult, cpu_s: f64) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    let started = r.started.context("the load recorded no start time")?;
+    let record = json!({
+        "schema_version": 1,
+        "worker": meta.share.to_string(),
+        "host": host(),
+        "url": meta.url,
+        "driver": meta.driver,
+        "requests": r.requests, "messages": r.messages, "errors": r.errors,
+        "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received,
+        "started_s": hlog::epoch_s(started),
+        "duration_s": r.duration.as_secs_f64(),
+        "cpu_s": cpu_s,
+        "open_model": r.latency_uncorrected.is_some(),
+        "iterations": r.iterations,
+        "steps": r.steps.iter().map(|s| json!({"label": s.label, "requests": s.requests, "errors": s.errors})).collect::<Vec<_>>(),
+        "first_error": r.first_error,
+    });
+    let path = dir.join(RECORD);
+    std::fs::write(&path, serde_json::to_string_pretty(&record)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let log = r.latency_log.as_deref().context("the load kept no histograms")?;
+    let path = dir.join(LOG);
+    std::fs::write(&path, log).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+fn read_worker(dir: &Path) -> anyhow::Result<Worker> {
+    let path = dir.join(RECORD);
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!("{}: not a worker's record (wirebench load --worker i/N --out DIR writes one)", path.display())
+    })?;
+    let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
+    let field = |k: &str| v.get(k).with_context(|| format!("{}: no `{k}`", path.display()));
+    let num = |k: &str| -> anyhow::Result<f64> {
+        field(k)?.as_f64().with_context(|| format!("{}: `{k}` is not a number", path.display()))
+    };
+    let count = |k: &str| -> anyhow::Result<u64> {
+        field(k)?.as_u64().with_context(|| format!("{}: `{k}` is not a count", path.display()))
+    };
+    let text_of = |k: &str| -> anyhow::Result<String> {
+        Ok(field(k)?.as_str().with_context(|| format!("{}: `{k}` is not text", path.display()))?.to_string())
+    };
+    let share: WorkerShare =
+        text_of("worker")?.parse().map_err(|e: String| anyhow::anyhow!("{}: worker {e}", path.display()))?;
+    let steps = v["steps"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|s| {
+                    (
+                        s["label"].as_str().unwrap_or("").to_string(),
+                        s["requests"].as_u64().unwrap_or(0),
+                        s["errors"].as_u64().unwrap_or(0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let log_path = dir.join(LOG);
+    let log = std::fs::read_to_string(&log_path).with_context(|| format!("cannot read {}", log_path.display()))?;
+    Ok(Worker {
+        dir: dir.to_path_buf(),
+        share,
+        host: text_of("host")?,
+        url: text_of("url")?,
+        driver: text_of("driver")?,
+        requests: count("requests")?,
+        messages: count("messages")?,
+        errors: count("errors")?,
+        bytes_sent: count("bytes_sent")?,
+        bytes_received: count("bytes_received")?,
+        started_s: num("started_s")?,
+        duration_s: num("duration_s")?,
+        cpu_s: num("cpu_s")?,
+        rate: v["open_model"].as_bool().unwrap_or(false),
+        iterations: v["iterations"].as_u64(),
+        steps,
+        first_error: v["first_error"].as_str().map(String::from),
+        log,
+    })
+}
+
+/// The workers' windows against each other: how far apart they started, and how long all of
+/// them were measuring at once.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Windows {
+    skew_s: f64,
+    overlap_s: f64,
+    /// From the first start to the last end: the merged load's duration.
+    span_s: f64,
+}
+
+fn windows(workers: &[Worker]) -> Windows {
+    let first = workers.iter().map(|w| w.started_s).fold(f64::INFINITY, f64::min);
+    let last = workers.iter().map(|w| w.started_s).fold(f64::NEG_INFINITY, f64::max);
+    let ends = workers.iter().map(|w| w.started_s + w.duration_s);
+    let (earliest_end, latest_end) =
+        ends.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), e| (lo.min(e), hi.max(e)));
+    Windows { skew_s: last - first, overlap_s: earliest_end - last, span_s: latest_end - first }
+}
+
+/// The workers' load as one: counters summed, histograms added.
+fn merged(workers: &[Worker], span: Duration) -> anyhow::Result<LoadResult> {
+    let histograms = hlog::merge(workers.iter().map(|w| w.log.as_str())).map_err(|e| anyhow::anyhow!(e))?;
+    let summary = |tag: &str| hlog::tagged(&histograms, tag).map(wirebench_load::worker::latency);
+    let steps = workers[0]
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, (label, _, _))| StepMetrics {
+            label: label.clone(),
+            requests: workers.iter().filter_map(|w| w.steps.get(i)).map(|s| s.1).sum(),
+            errors: workers.iter().filter_map(|w| w.steps.get(i)).map(|s| s.2).sum(),
+            latency_us: hlog::step(&histograms, i).map(wirebench_load::worker::latency).unwrap_or_default(),
+        })
+        .collect();
+    let started =
+        UNIX_EPOCH + Duration::from_secs_f64(workers.iter().map(|w| w.started_s).fold(f64::INFINITY, f64::min));
+    Ok(LoadResult {
+        requests: workers.iter().map(|w| w.requests).sum(),
+        messages: workers.iter().map(|w| w.messages).sum(),
+        errors: workers.iter().map(|w| w.errors).sum(),
+        duration: span,
+        bytes_sent: workers.iter().map(|w| w.bytes_sent).sum(),
+        bytes_received: workers.iter().map(|w| w.bytes_received).sum(),
+        latency: summary("latency").unwrap_or_else(Latency::default),
+        first_message: summary("first"),
+        first_error: workers.iter().find_map(|w| w.first_error.clone()),
+        latency_uncorrected: if workers[0].rate { summary("uncorrected") } else { None },
+        iterations: workers.iter().map(|w| w.iterations).sum(),
+        steps,
+        started: Some(started),
+        latency_log: Some(
+            hlog::write_tagged(histograms.iter().map(|(t, h)| (t.clone(), h)), started, span)
+                .map_err(|e| anyhow::anyhow!(e))?,
+        ),
+    })
+}
+
+pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
+    let mut workers: Vec<Worker> = args.dirs.iter().map(|d| read_worker(d)).collect::<anyhow::Result<_>>()?;
+    workers.sort_by_key(|w| w.share.index);
+    let count = workers[0].share.count;
+    let mut seen = vec![None; count as usize];
+    for w in &workers {
+        if w.share.count != count {
+            bail!(
+                "{} is worker {} but {} is of {count}: the loads were split differently",
+                w.dir.display(),
+                w.share,
+                workers[0].dir.display()
+            );
+        }
+        if let Some(other) = seen[w.share.index as usize].replace(&w.dir) {
+            bail!("{} and {} are both worker {}", other.display(), w.dir.display(), w.share);
+        }
+        if (w.url.as_str(), w.driver.as_str()) != (workers[0].url.as_str(), workers[0].driver.as_str()) {
+            bail!(
+                "{} loaded {} ({}), {} loaded {} ({})",
+                w.dir.display(),
+                w.url,
+                w.driver,
+                workers[0].dir.display(),
+                workers[0].url,
+                workers[0].driver
+            );
+        }
+    }
+    let missing: Vec<String> =
+        seen.iter().enumerate().filter(|(_, d)| d.is_none()).map(|(i, _)| format!("{i}/{count}")).collect();
+    if !missing.is_empty() {
+        bail!("worker {} missing: merge every worker's directory", missing.join(", "));
+    }
+    let w = windows(&workers);
+    if w.overlap_s <= 0.0 {
+        bail!("the workers' measuring windows do not overlap (they started {:.3} s apart): start them together with --start-at", w.skew_s);
+    }
+    let skewed = w.skew_s * 1e3 > args.max_skew_ms;
+    let r = merged(&workers, Duration::from_secs_f64(w.span_s))?;
+    let cpu_s: f64 = workers.iter().map(|w| w.cpu_s).sum();
+    if let Some(dir) = &args.out {
+        let meta =
+            WorkerMeta { share: WorkerShare { index: 0, count: 1 }, url: &workers[0].url, driver: &workers[0].driver };
+        write_worker(dir, &meta, &r, cpu_s)?;
+    }
+    let per_worker: Vec<serde_json::Value> = workers
+        .iter()
+        .map(|w| {
+            let p99 =
+                hlog::read(&w.log).ok().and_then(|h| hlog::tagged(&h, "latency").map(|h| h.value_at_quantile(0.99)));
+            json!({
+                "worker": w.share.to_string(), "host": w.host, "dir": w.dir.display().to_string(),
+                "requests": w.requests, "errors": w.errors, "rps": w.requests as f64 / w.duration_s.max(1e-9),
+                "p99_us": p99, "cpu_s": w.cpu_s, "started_s": w.started_s, "duration_s": w.duration_s,
+            })
+        })
+        .collect();
+    if !args.json {
+        println!(
+            "{} workers: started {:.1} ms apart, all measuring for {:.3} s of {:.3} s",
+            workers.len(),
+            w.skew_s * 1e3,
+            w.overlap_s,
+            w.span_s
+        );
+        if skewed {
+            println!("skewed: the workers started more than {} ms apart (--max-skew-ms); the merged rate is over the whole span", args.max_skew_ms);
+        }
+        for (w, p) in workers.iter().zip(&per_worker) {
+            println!(
+                "  worker {:<5} {:<16} requests {:<9} {:>9.0} req/s  p99 {:>8} µs  instrument CPU {:.3} s",
+                w.share.to_string(),
+                w.host,
+                w.requests,
+                p["rps"].as_f64().unwrap_or(0.0),
+                p["p99_us"].as_u64().map_or("-".into(), |v| v.to_string()),
+                w.cpu_s
+            );
+        }
+    }
+    let mut extra = serde_json::Map::new();
+    extra.insert("workers".into(), per_worker.into());
+    extra.insert("skew_ms".into(), (w.skew_s * 1e3).into());
+    extra.insert("overlap_s".into(), w.overlap_s.into());
+    extra.insert("skewed".into(), skewed.into());
+    crate::load::print(&r, cpu_s, None, args.json, extra);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn worker(index: u32, started_s: f64, duration_s: f64) -> Worker {
+        Worker {
+            dir: PathBuf::from(format!("w{index}")),
+            share: WorkerShare { index, count: 2 },
+            host: "h".into(),
+            url: "http://127.0.0.1:1/".into(),
+            driver: "http1".into(),
+            requests: 0,
+            messages: 0,
+            errors: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            started_s,
+            duration_s,
+            cpu_s: 0.0,
+            rate: false,
+            iterations: None,
+            steps: vec![],
+            first_error: None,
+            log: String::new(),
+        }
+    }
+
+    #[test]
+    fn windows_measure_skew_overlap_and_span() {
+        let w = windows(&[worker(0, 100.0, 10.0), worker(1, 100.25, 10.0)]);
+        assert!(
+            (w.skew_s - 0.25).abs() < 1e-9 && (w.overlap_s - 9.75).abs() < 1e-9 && (w.span_s - 10.25).abs() < 1e-9,
+            "{w:?}"
+        );
+        assert!(windows(&[worker(0, 100.0, 1.0), worker(1, 102.0, 1.0)]).overlap_s < 0.0);
+    }
+}
