@@ -7,6 +7,7 @@ WIREBENCH := target/release/wirebench
 APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto postgresql iproute2
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
+DEPLOY_K8S := deploy/kubernetes
 FORMATS_TS := subjects/formats/ts
 FORMATS_JAVA := subjects/formats/java
 MVN := mvn -q -B
@@ -16,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -75,7 +76,7 @@ run: ## Run the protocols suite (quick profile), building only what it needs, an
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-formats test-parse test-realtime test-restcache test-web ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test
+test: setup build test-rust test-formats test-parse test-realtime test-restcache test-web test-deploy ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test, the Kubernetes manifests (offline)
 
 test-rust:
 	$(CARGO) test --workspace --locked
@@ -92,6 +93,9 @@ test-realtime: ## The realtime lab's app: HTTP, Socket.IO, WebSocket, TLS, bad i
 test-restcache: ## The REST service study's Go and Java servers' own tests (the shared contract runs in test-rust)
 	cd $(RESTCACHE_GO) && go test ./...
 	cd $(RESTCACHE_JAVA) && $(MVN) test
+
+test-deploy: ## The Kubernetes manifests rendered for 1, 4 and 16 workers and decoded strictly into the API types (no cluster needed)
+	cd $(DEPLOY_K8S) && go test ./...
 
 fuzz-restcache: build-restcache ## Fuzz every REST service implementation against its OpenAPI document (Schemathesis from PyPI, installed once; not in CI)
 	subjects/restcache/fuzz.sh
@@ -131,6 +135,8 @@ lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	cd $(FORMATS_GO) && go vet ./...
 	@cd $(RESTCACHE_GO) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
 	cd $(RESTCACHE_GO) && go vet ./...
+	@cd $(DEPLOY_K8S) && out=$$(gofmt -l .) && { [ -z "$$out" ] || { echo "gofmt: not formatted: $$out"; exit 1; }; }
+	cd $(DEPLOY_K8S) && go vet ./...
 	cd $(FORMATS_TS) && npm run --silent lint
 
 fmt: ## Format the Rust code

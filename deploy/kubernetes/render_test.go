@@ -1,0 +1,78 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func options(n int) Options {
+	return Options{
+		Image: "registry.example/wirebench:1", URL: "http://wirebench-subject:8080/payload/1024",
+		Workers: n, Connections: 64, DurationS: 30, StartAt: time.Unix(1_800_000_000, 0),
+		RunID: "run1", SubjectCPU: "2", WorkerCPU: "2",
+	}
+}
+
+// The manifests for 1, 4 and 16 workers decode strictly into the API types and keep the run's
+// shape: an Indexed Job of N pods, each worker i/N, the merge reading N records.
+func TestRenderedManifestsAreValidForEveryWorkerCount(t *testing.T) {
+	for _, n := range []int{1, 4, 16} {
+		files, err := Render(options(n))
+		if err != nil {
+			t.Fatalf("%d workers: %v", n, err)
+		}
+		if len(files) != 4 {
+			t.Fatalf("%d workers: %d files", n, len(files))
+		}
+		w := files["workers.yaml"]
+		for _, want := range []string{"completionMode: Indexed", "completions: " + strconv.Itoa(n), "parallelism: " + strconv.Itoa(n), "--start-at 1800000000.000"} {
+			if !strings.Contains(w, want) {
+				t.Errorf("%d workers: workers.yaml lacks %q", n, want)
+			}
+		}
+		if got := strings.Count(files["merge.yaml"], "/results/run1/w"); got != n {
+			t.Errorf("%d workers: the merge names %d records", n, got)
+		}
+	}
+}
+
+// Strict decoding is what would catch a manifest the API server refuses: a misspelt field, a
+// wrong type, a Job that is not Indexed.
+func TestValidateRefusesWhatAClusterWould(t *testing.T) {
+	files, err := Render(options(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := files["workers.yaml"]
+	for name, broken := range map[string]string{
+		"a misspelt field":   strings.Replace(w, "parallelism:", "paralellism:", 1),
+		"a wrong type":       strings.Replace(w, "backoffLimit: 0", "backoffLimit: none", 1),
+		"not Indexed":        strings.Replace(w, "completionMode: Indexed", "completionMode: NonIndexed", 1),
+		"another count":      strings.Replace(w, "completions: 4", "completions: 3", 1),
+		"restarted pods":     strings.Replace(w, "restartPolicy: Never", "restartPolicy: OnFailure", 1),
+		"no anti-affinity":   strings.Replace(w, "app.kubernetes.io/name: wirebench-subject", "app.kubernetes.io/name: other", 1),
+		"an upper-case name": strings.Replace(w, "name: wirebench-workers-run1", "name: Wirebench", 1),
+	} {
+		if err := Validate(broken, options(4)); err == nil {
+			t.Errorf("%s was accepted", name)
+		}
+	}
+	if err := Validate(strings.Replace(files["results.yaml"], `["ReadWriteMany"]`, `["ReadWriteOnce"]`, 1), options(4)); err == nil {
+		t.Error("a results volume only one node can write was accepted")
+	}
+}
+
+func TestOptionsAreCheckedFirst(t *testing.T) {
+	for name, o := range map[string]Options{
+		"no workers":            func() Options { o := options(1); o.Workers = 0; return o }(),
+		"fewer connections":     func() Options { o := options(16); o.Connections = 8; return o }(),
+		"no image":              func() Options { o := options(1); o.Image = ""; return o }(),
+		"a run id with a space": func() Options { o := options(1); o.RunID = "a b"; return o }(),
+	} {
+		if _, err := Render(o); err == nil {
+			t.Errorf("%s was rendered", name)
+		}
+	}
+}
