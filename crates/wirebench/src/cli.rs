@@ -211,6 +211,10 @@ pub struct LoadArgs {
     /// (needs root; the URL's host must be 127.0.0.1). See `wirebench net check`.
     #[arg(long, value_name = "SPEC")]
     pub net: Option<wirebench_link::NetSpec>,
+    /// Send load to a host that is not this machine's loopback (a service across a network, as
+    /// workers on other machines do); without it only loopback is loaded.
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Be worker I of N (`0/2`): take an I-th share of -c, -n and --rate (shares differ by at
     /// most one) and write what `wirebench merge` needs to --out.
     #[arg(long, value_name = "I/N", requires = "out")]

@@ -14,7 +14,7 @@ use wirebench_load::{DriverInfo, LoadEngine};
 
 pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let driver = wirebench_load::driver_info(&args.driver)?;
-    let (target, path) = parse_url(&args.url, driver)?;
+    let (target, path) = parse_url(&args.url, driver, args.allow_remote)?;
     let params = parse_params(&args.params)?;
     (driver.params)(&params).with_context(|| format!("--param for the {} driver", driver.id))?;
     // A worker takes its share of the connections, requests and rate (`--worker i/N`).
@@ -297,8 +297,8 @@ fn parse_params(pairs: &[String]) -> anyhow::Result<BTreeMap<String, serde_json:
 }
 
 /// Splits `<scheme>://host:port/path`, the scheme one the driver accepts (`http`/`https`,
-/// `ws`/`wss`, `mqtt`: the registry's); only loopback hosts are accepted.
-fn parse_url(url: &str, driver: &DriverInfo) -> anyhow::Result<(Target, String)> {
+/// `ws`/`wss`, `mqtt`: the registry's); only loopback hosts are accepted unless `remote`.
+fn parse_url(url: &str, driver: &DriverInfo, remote: bool) -> anyhow::Result<(Target, String)> {
     let Some((scheme, rest)) = url.split_once("://") else {
         bail!(
             "`{url}`: expected <scheme>://host:port[/path] with one of {}",
@@ -313,8 +313,8 @@ fn parse_url(url: &str, driver: &DriverInfo) -> anyhow::Result<(Target, String)>
     let port: u16 = port.parse().with_context(|| format!("`{url}`: bad port `{port}`"))?;
     let host = host.trim_start_matches('[').trim_end_matches(']');
     let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if !loopback {
-        bail!("`{host}` is not a loopback address: wirebench only sends load to this machine");
+    if !loopback && !remote {
+        bail!("`{host}` is not a loopback address: wirebench loads this machine unless --allow-remote");
     }
     let path = if path.is_empty() { "/".to_string() } else { path.to_string() };
     Ok((Target { host: host.to_string(), port, tls }, path))
@@ -327,7 +327,7 @@ fn scheme_names(schemes: &[(&str, bool)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_params, parse_url};
+    use super::{parse_params, parse_url as parse};
     use wirebench_load::driver_info;
 
     #[test]
@@ -341,6 +341,9 @@ mod tests {
 
     #[test]
     fn urls_parse_by_the_drivers_schemes_and_only_loopback_is_allowed() {
+        let parse_url = |url: &str, d| parse(url, d, false);
+        let remote = parse("http://wirebench-subject:8080/payload/1024", driver_info("http1").unwrap(), true).unwrap();
+        assert_eq!((remote.0.host.as_str(), remote.0.port), ("wirebench-subject", 8080), "with --allow-remote");
         let http1 = driver_info("http1").unwrap();
         let (t, p) = parse_url("https://127.0.0.1:8443/payload/1024", http1).unwrap();
         assert_eq!((t.host.as_str(), t.port, t.tls, p.as_str()), ("127.0.0.1", 8443, true, "/payload/1024"));

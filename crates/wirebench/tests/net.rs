@@ -4,46 +4,18 @@
 //! `make test` run) and the release subject (`make build`).
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+mod common;
+
+use common::{json, rest_subject, wait_for, wirebench, workspace};
 
 const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn wirebench(args: &[&str]) -> Output {
-    Command::new(WIREBENCH).args(args).current_dir(workspace()).stdin(Stdio::null()).output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 fn own_namespace() -> u64 {
     let t = std::fs::read_link("/proc/self/ns/net").unwrap();
     t.to_string_lossy().trim_start_matches("net:[").trim_end_matches(']').parse().unwrap()
-}
-
-fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(secs);
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} within {secs} s");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-/// The REST subject on a free port of this machine's loopback, ready.
-fn rest_subject() -> (Child, u16) {
-    let bin = workspace().join("target/release/protocols-rust");
-    assert!(bin.exists(), "{} is missing: run `make build` (make test does) first", bin.display());
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(bin).args(["--port", &port.to_string()]).stderr(Stdio::null()).spawn().unwrap();
-    wait_for("the REST subject to listen", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
-    (child, port)
 }
 
 #[test]

@@ -2,45 +2,22 @@
 //! apart and measuring together against the REST subject, then `wirebench merge`. Needs the
 //! release subject (`make build`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 
 use wirebench_load::hlog;
 
+mod common;
+
+use common::{json, rest_subject, wirebench};
+
 const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
-
-fn wirebench(args: &[&str]) -> Output {
-    Command::new(WIREBENCH).args(args).current_dir(workspace()).stdin(Stdio::null()).output().unwrap()
-}
-
-fn json(out: &Output) -> serde_json::Value {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
 
 fn one_line_error(out: &Output, want: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(stderr.contains(want), "{stderr}");
-}
-
-/// The REST subject on a free port, ready (it answers a connection).
-fn rest_subject() -> (Child, u16) {
-    let bin = workspace().join("target/release/protocols-rust");
-    assert!(bin.exists(), "{} is missing: run `make build` (make test does) first", bin.display());
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(bin).args(["--port", &port.to_string()]).stderr(Stdio::null()).spawn().unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "the REST subject did not listen within 30 s");
-        std::thread::yield_now();
-    }
-    (child, port)
 }
 
 #[test]

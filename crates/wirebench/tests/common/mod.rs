@@ -3,10 +3,46 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// `wirebench ARGS` from the project's root, its output.
+pub fn wirebench(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(args)
+        .current_dir(workspace())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The JSON a successful command printed.
+pub fn json(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+/// Waits until `done`, failing the test after `secs` seconds.
+pub fn wait_for(what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} within {secs} s");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The protocols suite's REST subject on a free port of this machine's loopback, ready.
+pub fn rest_subject() -> (Child, u16) {
+    let bin = workspace().join("target/release/protocols-rust");
+    assert!(bin.exists(), "{} is missing: run `make build` (make test does) first", bin.display());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(bin).args(["--port", &port.to_string()]).stderr(Stdio::null()).spawn().unwrap();
+    wait_for("the REST subject to listen", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+    (child, port)
 }
 
 /// Fails with what to do when a build output the suite needs is missing.
