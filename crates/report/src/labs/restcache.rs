@@ -8,6 +8,8 @@
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
 
+use crate::charts::panels::{tick, Axis, Bar, Bars, Group, Panel};
+use crate::charts::{color, Key, Plot, Spec};
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Lab, Para, Run, Section};
 use crate::table::{error, median, param, raw, Cell, Column, Csv, Field, Row, Table, Text};
@@ -30,9 +32,10 @@ impl Lab for RestCacheLab {
             s.push(Block::Table(t));
         }
         s.para(Para::Small, NOTE);
-        if let Some(t) = rc.variants_table() {
+        if let (Some(t), Some(chart)) = (rc.variants_table(), rc.variants_chart()) {
             s.push(Block::Table(t));
             s.para(Para::Small, VARIANTS_NOTE);
+            s.push(Block::Chart(chart));
         }
         s.csv.push(rc.csv());
         Some(s)
@@ -53,6 +56,19 @@ pub const NOTE: &str = "Each cell: the median req/s over the repeats (every step
     memory is the highest peak over those cases: a lone process's resident set, or for PostgreSQL's \
     processes the sum of their proportional set sizes, so the shared buffers count once. SQLite runs \
     inside the service, so its CPU and memory are the service's.";
+
+/// The variants by case (`RestCache::variant_grid`): the kinds met, in column order, and per
+/// case its name, its row as the study ran it, and its row under each kind.
+struct VariantGrid<'a> {
+    kinds: Vec<String>,
+    rows: Vec<VariantRow<'a>>,
+}
+
+type VariantRow<'a> = (String, Option<&'a ScenarioSummary>, Vec<Option<&'a ScenarioSummary>>);
+
+fn rps(s: &ScenarioSummary) -> Option<f64> {
+    s.get("rps").map(|x| x.median)
+}
 
 /// What the section says under the variants table.
 pub const VARIANTS_NOTE: &str = "Beyond the study, each against the same case with durable commits on \
@@ -207,9 +223,9 @@ impl RestCache {
         tables
     }
 
-    /// Each variant beside its case: a row per implementation and case, a column per variant,
-    /// req/s with the ratio over the case's; `None` without variants.
-    pub fn variants_table(&self) -> Option<Table> {
+    /// The variants by case: the kinds met (column order) and, per case, its row as the study
+    /// ran it and each kind's row; `None` without variants.
+    fn variant_grid(&self) -> Option<VariantGrid<'_>> {
         if self.variants.is_empty() {
             return None;
         }
@@ -229,7 +245,27 @@ impl RestCache {
                 cases.push(key(v));
             }
         }
-        let rps = |s: &ScenarioSummary| s.get("rps").map(|x| x.median);
+        let rows = cases
+            .into_iter()
+            .map(|k| {
+                let [store, state, group, users, imp] = &k;
+                let base = self.find(store, state, group, users, imp);
+                let others = kinds
+                    .iter()
+                    .map(|kind| self.variants.iter().find(|v| key(v) == k && variant(v).as_deref() == Some(kind)))
+                    .collect();
+                let name = IMPLS.iter().find(|(i, _)| i == imp).map_or(imp.as_str(), |(_, n)| n);
+                let store = STORES.iter().find(|(i, _)| i == store).map_or(store.as_str(), |(_, n)| n);
+                (format!("{name}, {store}, {state}, {group}, {users} users"), base, others)
+            })
+            .collect();
+        Some(VariantGrid { kinds, rows })
+    }
+
+    /// Each variant beside its case: a row per implementation and case, a column per variant,
+    /// req/s with the ratio over the case's; `None` without variants.
+    pub fn variants_table(&self) -> Option<Table> {
+        let grid = self.variant_grid()?;
         let cell = |s: Option<&ScenarioSummary>, base: Option<f64>| match s {
             None => Cell::new(NONE),
             Some(s) => Cell {
@@ -239,25 +275,62 @@ impl RestCache {
                 ..Cell::new(rps(s).map_or(NONE.to_string(), |r| format!("{} req/s", numbers::thousands(r))))
             },
         };
-        let rows = cases
+        let rows = grid
+            .rows
             .iter()
-            .map(|k| {
-                let [store, state, group, users, imp] = k;
-                let base = self.find(store, state, group, users, imp);
-                let mut cells = vec![cell(base, None)];
-                let base = base.and_then(rps);
-                for kind in &kinds {
-                    let v = self.variants.iter().find(|v| key(v) == *k && variant(v).as_deref() == Some(kind));
-                    cells.push(cell(v, base));
-                }
-                let name = IMPLS.iter().find(|(i, _)| i == imp).map_or(imp.as_str(), |(_, n)| n);
-                let store = STORES.iter().find(|(i, _)| i == store).map_or(store.as_str(), |(_, n)| n);
-                (format!("{name}, {store}, {state}, {group}, {users} users"), cells)
+            .map(|(case, base, others)| {
+                let mut cells = vec![cell(*base, None)];
+                cells.extend(others.iter().map(|v| cell(*v, base.and_then(rps))));
+                (case.clone(), cells)
             })
             .collect();
         let mut head = vec!["Implementation, case".to_string(), "as the study ran it".to_string()];
-        head.extend(kinds);
+        head.extend(grid.kinds);
         Some(table("restcache-variants".into(), "Beyond the study: one case under other conditions".into(), head, rows))
+    }
+
+    /// The variants table as bars: a group per implementation and case, a bar per condition
+    /// (median req/s, its interval, the ratio over the case's); `None` without variants.
+    pub fn variants_chart(&self) -> Option<Spec> {
+        let grid = self.variant_grid()?;
+        let bar = |s: &ScenarioSummary, color, base: Option<f64>| {
+            let r = s.get("rps")?;
+            let ratio =
+                base.filter(|b| *b > 0.0).map_or(String::new(), |b| format!(" ({})", numbers::ratio(r.median / b)));
+            Some(Bar { value: r.median, ci: r.ci, color, label: format!("{}{ratio}", numbers::sig3(r.median)) })
+        };
+        let groups = grid
+            .rows
+            .iter()
+            .map(|(case, base, others)| {
+                let b = base.and_then(rps);
+                let bars = std::iter::once(base.and_then(|s| bar(s, color(0), None)))
+                    .chain(others.iter().enumerate().map(|(i, v)| v.and_then(|s| bar(s, color(i + 1), b))))
+                    .flatten()
+                    .collect();
+                Group { label: case.clone(), bars }
+            })
+            .collect();
+        let mut legend: Vec<(String, Key)> = std::iter::once("as the study ran it".to_string())
+            .chain(grid.kinds.iter().cloned())
+            .enumerate()
+            .map(|(i, k)| (k, Key::Bar(color(i))))
+            .collect();
+        legend.push(("95 % CI of the mean".into(), Key::Whisker));
+        let panel = Panel { title: "Requests per second".into(), groups };
+        Some(Spec {
+            name: "restcache-variants",
+            title: "Beyond the study: one case under other conditions",
+            plot: Ok(Plot::Bars(Bars {
+                legend,
+                panels: vec![panel],
+                axis: Axis { desc: "requests per second, median", tick },
+            })),
+            note: Some(
+                "The ratio beside a bar is its req/s over the case as the study ran it (durable commits, loopback)."
+                    .into(),
+            ),
+        })
     }
 
     /// One case's server-side use, when its CPU and requests were measured.
@@ -413,6 +486,8 @@ mod tests {
         assert!(variants.contains(">relaxed commits<") && variants.contains(">across rtt=20ms<"), "{variants}");
         let row = element(variants, "Go, PostgreSQL, empty, G3, 100 users", "</tr>");
         assert!(row.contains("9,000 req/s") && row.contains("1.50×") && row.contains("0.500×"), "{row}");
+        assert!(section.contains(r#"id="chart-restcache-variants""#), "the variants drawn too");
+        assert!(dir.path().join("charts/restcache-variants.svg").exists());
         // The cases stay in the scenarios table.
         assert!(element(&html, r#"<table id="scenarios""#, "</table>").contains("g3-u100-jetty-postgres"));
         let csv = read(&dir.path().join("restcache.csv"));
