@@ -24,38 +24,53 @@ pub struct Lines {
 #[derive(Debug, Clone, Copy)]
 pub struct LineAxis {
     pub desc: &'static str,
-    /// Log10 from the decade below the smallest value; otherwise linear from zero (a round trip
-    /// or a loss rate starts at 0, which no log axis holds).
-    pub log: bool,
+    pub scale: AxisScale,
     pub tick: fn(f64) -> String,
+}
+
+/// How an axis maps values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AxisScale {
+    /// Log10 from the decade below the smallest value.
+    Log,
+    /// Linear from zero (a round trip or a loss rate starts at 0, which no log axis holds).
+    Linear,
+    /// Linear from zero, or log when the values span more than `LOG_SPAN`× (req/s falling 25×
+    /// under loss would lie flat on a linear axis).
+    Fit,
 }
 
 impl LineAxis {
     /// A count on a log axis: `N messages`.
     pub const fn count(desc: &'static str) -> LineAxis {
-        LineAxis { desc, log: true, tick: super::compact }
+        LineAxis { desc, scale: AxisScale::Log, tick: super::compact }
     }
 
     /// A time in microseconds on a log axis, labelled in its own unit (`10 ms`).
     pub const fn time(desc: &'static str) -> LineAxis {
-        LineAxis { desc, log: true, tick: tick_label }
+        LineAxis { desc, scale: AxisScale::Log, tick: tick_label }
     }
 
     /// A linear axis from zero.
     pub const fn linear(desc: &'static str, tick: fn(f64) -> String) -> LineAxis {
-        LineAxis { desc, log: false, tick }
+        LineAxis { desc, scale: AxisScale::Linear, tick }
+    }
+
+    /// Linear from zero unless the values span orders of magnitude.
+    pub const fn fit(desc: &'static str, tick: fn(f64) -> String) -> LineAxis {
+        LineAxis { desc, scale: AxisScale::Fit, tick }
     }
 
     fn scale(&self, values: &[f64], headroom: f64) -> Scale {
-        if self.log {
-            Scale::log(values, headroom)
-        } else {
-            Scale::linear(values, headroom)
+        match self.scale {
+            AxisScale::Log => Scale::log(values, headroom),
+            AxisScale::Linear => Scale::linear(values, headroom),
+            AxisScale::Fit => Scale::fit(values, headroom),
         }
     }
 
-    fn label(&self) -> String {
-        if self.log {
+    fn label(&self, scale: &Scale) -> String {
+        if scale.log {
             format!("{} (log scale)", self.desc)
         } else {
             self.desc.to_string()
@@ -128,8 +143,8 @@ pub fn draw(title: &str, lines: &Lines) -> DrawResult<Option<String>> {
             house_style(&mut chart.configure_mesh())
                 .x_label_formatter(&|v| (xa.tick)(x.value(*v)))
                 .y_label_formatter(&|v| (ya.tick)(y.value(*v)))
-                .x_desc(xa.label())
-                .y_desc(ya.label())
+                .x_desc(xa.label(&x))
+                .y_desc(ya.label(&y))
                 .draw()?;
             for (name, pts) in &panel.lines {
                 let i = names.iter().position(|n| n == name).unwrap_or(0);

@@ -158,7 +158,7 @@ fn loss_chart(rows: &[Row]) -> Option<Spec> {
         plot: Ok(Plot::Lines(Lines {
             panels,
             x: LineAxis::linear("packets lost per direction, %", tick),
-            y: LineAxis::linear("requests per second, median", tick),
+            y: LineAxis::fit("requests per second, median", tick),
         })),
         note: Some(
             "Each panel is one link, its round trip and congestion control fixed, its loss rate varied; a line is \
