@@ -58,6 +58,9 @@ func (o Options) Check() error {
 		return errors.New("-image: the image with wirebench in it (deploy/Containerfile)")
 	case o.URL == "":
 		return errors.New("-url: the service to load, as the workers reach it")
+	case strings.ContainsAny(o.URL, "'\n"):
+		// The workers' command quotes it for the shell in single quotes.
+		return fmt.Errorf("-url %q: a quote or a line break cannot be passed to the workers", o.URL)
 	}
 	if errs := validation.IsDNS1123Label(o.RunID); len(errs) > 0 {
 		return fmt.Errorf("-run-id %q: %s", o.RunID, strings.Join(errs, "; "))
