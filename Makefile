@@ -17,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -93,6 +93,11 @@ test-realtime: ## The realtime lab's app: HTTP, Socket.IO, WebSocket, TLS, bad i
 test-restcache: ## The REST service study's Go and Java servers' own tests (the shared contract runs in test-rust)
 	cd $(RESTCACHE_GO) && go test ./...
 	cd $(RESTCACHE_JAVA) && $(MVN) test
+
+conformance: build ## Stock clients of each protocol against its subjects (httpx/h2, websockets, graphql-core, zeep, an SSE parser from the WHATWG algorithm), each test naming the spec statement it checks
+	@[ -x conformance/.venv/bin/python ] || python3 -m venv conformance/.venv
+	@conformance/.venv/bin/pip install -q --disable-pip-version-check -r conformance/requirements.txt
+	cd conformance && .venv/bin/python -m unittest discover -v 2>&1
 
 test-deploy: ## The Kubernetes manifests rendered for 1, 4 and 16 workers and decoded strictly into the API types (no cluster needed)
 	cd $(DEPLOY_K8S) && go test ./...
