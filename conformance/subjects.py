@@ -4,10 +4,13 @@ them is killed with the test process: PR_SET_PDEATHSIG)."""
 import atexit
 import ctypes
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _started = []
@@ -23,11 +26,15 @@ def _die_with_parent():
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def start(binary, *args, ready_port):
-    """Starts target/release/BINARY with ARGS; returns once ready_port accepts a connection."""
+def start(binary, *args, ready_port, health=None):
+    """Starts target/release/BINARY (or BINARY on the PATH when it has no slash and is not
+    built here) with ARGS; returns once ready_port accepts a connection and, with `health`, once
+    that URL answers 200."""
     path = os.path.join(ROOT, "target/release", binary)
     if not os.path.exists(path):
-        raise SystemExit(f"{path} is missing: run `make build`")
+        if shutil.which(binary) is None:
+            raise SystemExit(f"{path} is missing: run `make build`")
+        path = shutil.which(binary)
     p = subprocess.Popen([path, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                          preexec_fn=_die_with_parent)
     _started.append(p)
@@ -35,7 +42,8 @@ def start(binary, *args, ready_port):
     while True:
         try:
             socket.create_connection(("127.0.0.1", ready_port), timeout=1).close()
-            return p
+            if health is None or urllib.request.urlopen(health, timeout=2).status == 200:
+                return p
         except OSError:
             if p.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"{binary} did not listen on {ready_port}")
@@ -73,3 +81,26 @@ def ws():
         start("protocols-ws", "--port", str(plain), "--tls-port", str(tls), ready_port=plain)
         _ws = (plain, tls)
     return _ws
+
+
+_brokers = {}
+
+
+def mqtt(broker):
+    """The MQTT responder behind `broker` (`rumqttd`, embedded in it, or `mosquitto`, Debian's, with
+    the suite's own configuration): the broker's port, once the responder is subscribed."""
+    if broker not in _brokers:
+        http, mqtt_port = free_port(), free_port()
+        health = f"http://127.0.0.1:{http}/health"
+        if broker == "rumqttd":
+            start("protocols-mqtt", "--port", str(http), "--mqtt-port", str(mqtt_port), ready_port=http, health=health)
+        else:
+            conf = os.path.join(tempfile.mkdtemp(), "mosquitto.conf")
+            with open(os.path.join(ROOT, "subjects/services/mosquitto.conf")) as f:
+                text = f.read().replace("{mqtt}", str(mqtt_port))
+            with open(conf, "w") as f:
+                f.write(text)
+            start("mosquitto", "-c", conf, ready_port=mqtt_port)
+            start("protocols-mqtt", "--port", str(http), "--broker", f"127.0.0.1:{mqtt_port}", ready_port=http, health=health)
+        _brokers[broker] = mqtt_port
+    return _brokers[broker]
