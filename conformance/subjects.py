@@ -104,3 +104,17 @@ def mqtt(broker):
             start("protocols-mqtt", "--port", str(http), "--broker", f"127.0.0.1:{mqtt_port}", ready_port=http, health=health)
         _brokers[broker] = mqtt_port
     return _brokers[broker]
+
+
+_grpc = None
+
+
+def grpc():
+    """protocols-grpc: its h2c port, once /health answers."""
+    global _grpc
+    if _grpc is None:
+        plain, tls = free_port(), free_port()
+        start("protocols-grpc", "--port", str(plain), "--tls-port", str(tls), ready_port=plain,
+              health=f"http://127.0.0.1:{plain}/health")
+        _grpc = plain
+    return _grpc
