@@ -94,7 +94,7 @@ test-restcache: ## The REST service study's Go and Java servers' own tests (the 
 	cd $(RESTCACHE_GO) && go test ./...
 	cd $(RESTCACHE_JAVA) && $(MVN) test
 
-conformance: build ## Stock clients of each protocol against its subjects (httpx/h2, websockets, graphql-core, zeep, paho-mqtt, grpcio, an SSE parser from the WHATWG algorithm), each test naming the spec statement it checks
+conformance: build ## Stock clients of each protocol against its subjects (httpx/h2, aioquic, websockets, graphql-core, zeep, paho-mqtt, grpcio, an SSE parser from the WHATWG algorithm), each test naming the spec statement it checks
 	@[ -x conformance/.venv/bin/python ] || python3 -m venv conformance/.venv
 	@conformance/.venv/bin/pip install -q --disable-pip-version-check -r conformance/requirements.txt
 	cd conformance && .venv/bin/python -m unittest discover -v 2>&1
