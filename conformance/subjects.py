@@ -13,6 +13,9 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Where the servers are: the release build, or another revision's (CONFORMANCE_BIN=DIR runs the
+# same tests against the servers in DIR).
+BIN = os.environ.get("CONFORMANCE_BIN", os.path.join(ROOT, "target/release"))
 _started = []
 
 
@@ -27,10 +30,9 @@ def _die_with_parent():
 
 
 def start(binary, *args, ready_port, health=None):
-    """Starts target/release/BINARY (or BINARY on the PATH when it has no slash and is not
-    built here) with ARGS; returns once ready_port accepts a connection and, with `health`, once
-    that URL answers 200."""
-    path = os.path.join(ROOT, "target/release", binary)
+    """Starts BIN/BINARY (or BINARY on the PATH when it is not built here) with ARGS; returns once
+    ready_port accepts a connection and, with `health`, once that URL answers 200."""
+    path = os.path.join(BIN, binary)
     if not os.path.exists(path):
         if shutil.which(binary) is None:
             raise SystemExit(f"{path} is missing: run `make build`")
