@@ -14,7 +14,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{IntervalLogIterator, IntervalLogWriterBuilder, LogEntry, Tag};
 use hdrhistogram::serialization::{Deserializer, V2DeflateSerializer};
-use hdrhistogram::Histogram;
+pub use hdrhistogram::Histogram;
 
 use crate::tally::{new_histogram, Histograms};
 
@@ -69,31 +69,42 @@ pub fn read(text: &str) -> Result<Vec<(String, Histogram<u64>)>, String> {
             .map_err(|e| format!("histogram `{tag}`: {e}"))?;
         let h: Histogram<u64> =
             deserializer.deserialize(&mut Cursor::new(bytes)).map_err(|e| format!("histogram `{tag}`: {e:?}"))?;
-        match out.iter_mut().find(|(t, _)| *t == tag) {
-            Some((_, sum)) => sum.add(&h).map_err(|e| format!("histogram `{tag}`: {e}"))?,
-            None => {
-                // Widened to the bounds every load records with, so logs of other ranges still add.
-                let mut sum = new_histogram();
-                sum.add(&h).map_err(|e| format!("histogram `{tag}`: {e}"))?;
-                out.push((tag, sum));
-            }
+        add(&mut out, tag, &h)?;
+    }
+    Ok(out)
+}
+
+/// Tagged histograms added by tag: exact, as if one load had recorded every sample.
+pub fn sum<'a>(
+    sets: impl IntoIterator<Item = &'a [(String, Histogram<u64>)]>,
+) -> Result<Vec<(String, Histogram<u64>)>, String> {
+    let mut out = Vec::new();
+    for set in sets {
+        for (tag, h) in set {
+            add(&mut out, tag.clone(), h)?;
         }
     }
     Ok(out)
 }
 
-/// The histograms of several logs added by tag: exact, as if one load had recorded every sample.
+/// The histograms of several logs added by tag.
 pub fn merge<'a>(logs: impl IntoIterator<Item = &'a str>) -> Result<Vec<(String, Histogram<u64>)>, String> {
-    let mut out: Vec<(String, Histogram<u64>)> = Vec::new();
-    for log in logs {
-        for (tag, h) in read(log)? {
-            match out.iter_mut().find(|(t, _)| *t == tag) {
-                Some((_, sum)) => sum.add(&h).map_err(|e| format!("histogram `{tag}`: {e}"))?,
-                None => out.push((tag, h)),
-            }
+    let read: Vec<_> = logs.into_iter().map(read).collect::<Result<_, _>>()?;
+    sum(read.iter().map(Vec::as_slice))
+}
+
+/// Adds `h` to `out`'s histogram of `tag`, or starts one, widened to the bounds every load
+/// records with so that logs of other ranges still add.
+fn add(out: &mut Vec<(String, Histogram<u64>)>, tag: String, h: &Histogram<u64>) -> Result<(), String> {
+    let i = match out.iter().position(|(t, _)| *t == tag) {
+        Some(i) => i,
+        None => {
+            out.push((tag, new_histogram()));
+            out.len() - 1
         }
-    }
-    Ok(out)
+    };
+    let (tag, sum) = &mut out[i];
+    sum.add(h).map_err(|e| format!("histogram `{tag}`: {e}"))
 }
 
 /// The histogram of `tag` in merged logs, if any sample had it.

@@ -46,7 +46,8 @@ struct Worker {
     iterations: Option<u64>,
     steps: Vec<(String, u64, u64)>,
     first_error: Option<String>,
-    log: String,
+    /// Its histograms by tag, read once from `latency.hlog`.
+    histograms: Vec<(String, hlog::Histogram<u64>)>,
 }
 
 fn host() -> String {
@@ -116,6 +117,7 @@ fn read_worker(dir: &Path) -> anyhow::Result<Worker> {
         .unwrap_or_default();
     let log_path = dir.join(LOG);
     let log = std::fs::read_to_string(&log_path).with_context(|| format!("cannot read {}", log_path.display()))?;
+    let histograms = hlog::read(&log).map_err(|e| anyhow::anyhow!("{}: {e}", log_path.display()))?;
     Ok(Worker {
         dir: dir.to_path_buf(),
         share,
@@ -134,7 +136,7 @@ fn read_worker(dir: &Path) -> anyhow::Result<Worker> {
         iterations: v["iterations"].as_u64(),
         steps,
         first_error: v["first_error"].as_str().map(String::from),
-        log,
+        histograms,
     })
 }
 
@@ -159,7 +161,7 @@ fn windows(workers: &[Worker]) -> Windows {
 
 /// The workers' load as one: counters summed, histograms added.
 fn merged(workers: &[Worker], span: Duration) -> anyhow::Result<LoadResult> {
-    let histograms = hlog::merge(workers.iter().map(|w| w.log.as_str())).map_err(|e| anyhow::anyhow!(e))?;
+    let histograms = hlog::sum(workers.iter().map(|w| w.histograms.as_slice())).map_err(|e| anyhow::anyhow!(e))?;
     let summary = |tag: &str| hlog::tagged(&histograms, tag).map(wirebench_load::worker::latency);
     let steps = workers[0]
         .steps
@@ -244,8 +246,7 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
     let per_worker: Vec<serde_json::Value> = workers
         .iter()
         .map(|w| {
-            let p99 =
-                hlog::read(&w.log).ok().and_then(|h| hlog::tagged(&h, "latency").map(|h| h.value_at_quantile(0.99)));
+            let p99 = hlog::tagged(&w.histograms, "latency").map(|h| h.value_at_quantile(0.99));
             json!({
                 "worker": w.share.to_string(), "host": w.host, "dir": w.dir.display().to_string(),
                 "requests": w.requests, "errors": w.errors, "rps": w.requests as f64 / w.duration_s.max(1e-9),
@@ -308,7 +309,7 @@ mod tests {
             iterations: None,
             steps: vec![],
             first_error: None,
-            log: String::new(),
+            histograms: vec![],
         }
     }
 
