@@ -125,11 +125,7 @@ async fn create(
     path: Result<Path<(String, String)>, PathRejection>,
     body: Body,
 ) -> Answer {
-    let (api, key) = match item_path(&store, path).await {
-        Ok(p) => p,
-        Err(f) => return Err(drained(body, f, limits).await),
-    };
-    let value = value_of(body, limits).await?;
+    let (api, key, value) = item_and_value(&store, path, body, limits).await?;
     match store.create(api, key.clone(), value.clone()).await? {
         Created::Yes => Ok((StatusCode::CREATED, Json(Item { key, value })).into_response()),
         Created::AlreadyThere => Err(Failure::new(StatusCode::CONFLICT, "the item exists: update it with PUT")),
@@ -142,11 +138,7 @@ async fn update(
     path: Result<Path<(String, String)>, PathRejection>,
     body: Body,
 ) -> Answer {
-    let (api, key) = match item_path(&store, path).await {
-        Ok(p) => p,
-        Err(f) => return Err(drained(body, f, limits).await),
-    };
-    let value = value_of(body, limits).await?;
+    let (api, key, value) = item_and_value(&store, path, body, limits).await?;
     if store.update(api, key.clone(), value.clone()).await? {
         Ok(Json(Item { key, value }).into_response())
     } else {
@@ -161,6 +153,21 @@ async fn delete(State(store): State<Store>, path: Result<Path<(String, String)>,
     } else {
         Err(no_item())
     }
+}
+
+/// A write's checks in the contract's order: the item's path (its body drained when that fails),
+/// then the body's value.
+async fn item_and_value(
+    store: &Store,
+    path: Result<Path<(String, String)>, PathRejection>,
+    body: Body,
+    limits: Limits,
+) -> Result<(Uuid, String, String), Failure> {
+    let (api, key) = match item_path(store, path).await {
+        Ok(p) => p,
+        Err(f) => return Err(drained(body, f, limits).await),
+    };
+    Ok((api, key, value_of(body, limits).await?))
 }
 
 /// `f`, after reading (up to 1 MiB + 1 bytes of) a body the answer does not need: a server that
