@@ -3,6 +3,7 @@ makes, started on free loopback ports and stopped when the tests end (a server t
 them is killed with the test process: PR_SET_PDEATHSIG)."""
 import atexit
 import ctypes
+import functools
 import os
 import shutil
 import signal
@@ -59,64 +60,46 @@ def _stop():
         p.wait(timeout=10)
 
 
-_rest = None
-
-
+# Each server starts once, on its first use, and serves every test after.
+@functools.cache
 def rest():
-    """protocols-rust: (cleartext port, TLS port, HTTP/3 UDP port, the TLS port's number)."""
-    global _rest
-    if _rest is None:
-        plain, tls = free_port(), free_port()
-        start("protocols-rust", "--port", str(plain), "--tls-port", str(tls), "--h3-port", str(tls), ready_port=plain)
-        _rest = (plain, tls)
-    return _rest
+    """protocols-rust: (cleartext port, TLS port, which is also the HTTP/3 UDP port)."""
+    plain, tls = free_port(), free_port()
+    start("protocols-rust", "--port", str(plain), "--tls-port", str(tls), "--h3-port", str(tls), ready_port=plain)
+    return plain, tls
 
 
-_ws = None
-
-
+@functools.cache
 def ws():
     """protocols-ws: (ws port, wss port)."""
-    global _ws
-    if _ws is None:
-        plain, tls = free_port(), free_port()
-        start("protocols-ws", "--port", str(plain), "--tls-port", str(tls), ready_port=plain)
-        _ws = (plain, tls)
-    return _ws
+    plain, tls = free_port(), free_port()
+    start("protocols-ws", "--port", str(plain), "--tls-port", str(tls), ready_port=plain)
+    return plain, tls
 
 
-_brokers = {}
-
-
+@functools.cache
 def mqtt(broker):
     """The MQTT responder behind `broker` (`rumqttd`, embedded in it, or `mosquitto`, Debian's, with
     the suite's own configuration): the broker's port, once the responder is subscribed."""
-    if broker not in _brokers:
-        http, mqtt_port = free_port(), free_port()
-        health = f"http://127.0.0.1:{http}/health"
-        if broker == "rumqttd":
-            start("protocols-mqtt", "--port", str(http), "--mqtt-port", str(mqtt_port), ready_port=http, health=health)
-        else:
-            conf = os.path.join(tempfile.mkdtemp(), "mosquitto.conf")
-            with open(os.path.join(ROOT, "subjects/services/mosquitto.conf")) as f:
-                text = f.read().replace("{mqtt}", str(mqtt_port))
-            with open(conf, "w") as f:
-                f.write(text)
-            start("mosquitto", "-c", conf, ready_port=mqtt_port)
-            start("protocols-mqtt", "--port", str(http), "--broker", f"127.0.0.1:{mqtt_port}", ready_port=http, health=health)
-        _brokers[broker] = mqtt_port
-    return _brokers[broker]
+    http, mqtt_port = free_port(), free_port()
+    health = f"http://127.0.0.1:{http}/health"
+    if broker == "rumqttd":
+        start("protocols-mqtt", "--port", str(http), "--mqtt-port", str(mqtt_port), ready_port=http, health=health)
+    else:
+        conf = os.path.join(tempfile.mkdtemp(), "mosquitto.conf")
+        with open(os.path.join(ROOT, "subjects/services/mosquitto.conf")) as f:
+            text = f.read().replace("{mqtt}", str(mqtt_port))
+        with open(conf, "w") as f:
+            f.write(text)
+        start("mosquitto", "-c", conf, ready_port=mqtt_port)
+        start("protocols-mqtt", "--port", str(http), "--broker", f"127.0.0.1:{mqtt_port}", ready_port=http, health=health)
+    return mqtt_port
 
 
-_grpc = None
-
-
+@functools.cache
 def grpc():
     """protocols-grpc: its h2c port, once /health answers."""
-    global _grpc
-    if _grpc is None:
-        plain, tls = free_port(), free_port()
-        start("protocols-grpc", "--port", str(plain), "--tls-port", str(tls), ready_port=plain,
-              health=f"http://127.0.0.1:{plain}/health")
-        _grpc = plain
-    return _grpc
+    plain, tls = free_port(), free_port()
+    start("protocols-grpc", "--port", str(plain), "--tls-port", str(tls), ready_port=plain,
+          health=f"http://127.0.0.1:{plain}/health")
+    return plain
