@@ -97,30 +97,26 @@ fn payload_chart(rows: &[Row]) -> Spec {
     }
 }
 
-/// A row's link with its loss left out: the rows of one loss sweep share it.
-fn without_loss(r: &Row) -> Option<String> {
+/// A row's link: its other settings (loss left out, which the rows of one loss sweep share) and
+/// its loss rate in percent.
+fn link_and_loss(r: &Row) -> Option<(String, f64)> {
     let net: NetSpec = r.summary.net.as_deref()?.parse().ok()?;
-    Some(NetSpec { loss: 0.0, ..net }.to_string())
-}
-
-/// A row's link's loss rate in percent.
-fn loss_pct(r: &Row) -> Option<f64> {
-    let net: NetSpec = r.summary.net.as_deref()?.parse().ok()?;
-    Some(net.loss * 100.0)
+    Some((NetSpec { loss: 0.0, ..net.clone() }.to_string(), net.loss * 100.0))
 }
 
 /// The links (loss left out) whose rows were measured at two loss rates or more.
 fn loss_sweeps<'r, 'a>(rows: &'r [Row<'a>]) -> Vec<(String, Vec<&'r Row<'a>>)> {
     let mut sweeps: Vec<(String, Vec<&Row>)> = Vec::new();
     for r in rows.iter().filter(|r| r.rps().is_some()) {
-        let Some(link) = without_loss(r) else { continue };
+        let Some((link, _)) = link_and_loss(r) else { continue };
         match sweeps.iter_mut().find(|(l, _)| *l == link) {
             Some((_, rows)) => rows.push(r),
             None => sweeps.push((link, vec![r])),
         }
     }
     sweeps.retain(|(_, rows)| {
-        let mut losses: Vec<u64> = rows.iter().filter_map(|r| loss_pct(r)).map(|l| (l * 1e6) as u64).collect();
+        let mut losses: Vec<u64> =
+            rows.iter().filter_map(|r| link_and_loss(r)).map(|(_, l)| (l * 1e6) as u64).collect();
         losses.sort_unstable();
         losses.dedup();
         losses.len() >= 2
@@ -140,7 +136,8 @@ fn loss_chart(rows: &[Row]) -> Option<Spec> {
         .map(|(link, rows)| {
             let mut lines: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
             for r in rows {
-                let point = (loss_pct(r).expect("swept on loss"), r.rps().expect("filtered on rps").median);
+                let loss = link_and_loss(r).expect("swept on loss").1;
+                let point = (loss, r.rps().expect("filtered on rps").median);
                 match lines.iter_mut().find(|(t, _)| t == r.transport) {
                     Some((_, points)) => points.push(point),
                     None => lines.push((r.transport.to_string(), vec![point])),
@@ -177,7 +174,7 @@ fn net_chart(rows: &[Row]) -> Option<Spec> {
     let crossed: Vec<&Row> = rows
         .iter()
         .filter(|r| r.summary.net.is_some() && r.rps().is_some())
-        .filter(|r| without_loss(r).is_none_or(|l| !swept.contains(&l)))
+        .filter(|r| link_and_loss(r).is_none_or(|(l, _)| !swept.contains(&l)))
         .collect();
     if crossed.is_empty() {
         return None;

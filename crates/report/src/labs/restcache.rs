@@ -185,7 +185,6 @@ impl RestCache {
                         if found.iter().all(Option::is_none) {
                             continue;
                         }
-                        let rps = |s: &ScenarioSummary| s.get("rps").map(|x| x.median);
                         let best = found.iter().flatten().filter_map(|s| rps(s)).fold(f64::NAN, f64::max);
                         let cells = found
                             .iter()
