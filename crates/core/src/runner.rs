@@ -93,6 +93,11 @@ pub struct LoadResult {
     /// The latency histograms as an HdrHistogram interval log (`wirebench_load::hlog`), which
     /// loads measured apart add up exactly.
     pub latency_log: Option<String>,
+    /// Loads sent by other processes (`wirebench run --workers N`): the CPU they used, which
+    /// stands for this process's own, and each one's share.
+    pub remote_cpu_s: Option<f64>,
+    pub workers: Vec<crate::schema::WorkerFacts>,
+    pub worker_skew_ms: Option<f64>,
 }
 
 /// Sends load; implemented by the load engine and by mocks.
@@ -576,8 +581,15 @@ impl Ctx<'_> {
             let row = match result {
                 Err(e) => self.row(s, repeat, Err(e)),
                 Ok(r) => {
-                    let load = Load { cpu_s: instrument_cpu_s, cpus: self.load_cpus() };
+                    let load = Load { cpu_s: r.remote_cpu_s.unwrap_or(instrument_cpu_s), cpus: self.load_cpus() };
                     let mut m = metrics(&r, &server_use, &load);
+                    if !r.workers.is_empty() {
+                        // Workers on machines of their own take no CPU from the server's: only
+                        // a worker that used all of its own may have set the pace.
+                        m.instrument_bound = Some(r.workers.iter().any(|w| w.bound));
+                        m.workers = Some(r.workers.clone());
+                        m.worker_skew_ms = r.worker_skew_ms;
+                    }
                     if let Some(c) = &crossed {
                         link_metrics(&mut m, c);
                         // Across a link both sides mostly wait on the network (40 ms of round
@@ -763,10 +775,14 @@ impl Load {
         server_cpu_s.is_some_and(|s| self.cpu_s > s) || self.saturated(secs)
     }
 
-    /// Nearly all of its CPUs' time.
     fn saturated(&self, secs: f64) -> bool {
-        self.cpu_s >= SATURATED * self.cpus as f64 * secs
+        saturated(self.cpu_s, self.cpus, secs)
     }
+}
+
+/// An instrument that used `cpu_s` of `cpus` CPUs over `secs` used nearly all of their time.
+pub fn saturated(cpu_s: f64, cpus: usize, secs: f64) -> bool {
+    cpu_s >= SATURATED * cpus as f64 * secs
 }
 
 fn metrics(r: &LoadResult, server: &ServerUse, load: &Load) -> Metrics {

@@ -151,9 +151,42 @@ pub struct Metrics {
     /// was slower than its settings, so the row measures the forwarder as much as the subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_bound: Option<bool>,
+    /// Rows loaded by several workers (`wirebench run --workers N`): each worker's share, in
+    /// worker order. The row's counters are their sums and its latency their histograms added.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<Vec<WorkerFacts>>,
+    /// Rows loaded by several workers: how far apart the first and the last worker started
+    /// measuring, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worker_skew_ms: Option<f64>,
     /// Further numeric metrics of in-process harnesses (`size_gzip_bytes`, `alloc_bytes`, ...).
     #[serde(default, flatten)]
     pub extra: BTreeMap<String, f64>,
+}
+
+/// One worker's share of a row loaded by several workers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WorkerFacts {
+    /// `i/N`: worker i of the N that shared the load.
+    pub worker: String,
+    /// The machine it ran on (its host name).
+    pub host: String,
+    pub requests: u64,
+    pub errors: u64,
+    /// Its requests over its own measuring window.
+    pub rps: f64,
+    /// Its own 99th percentile latency (the row's is over every worker's samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_us: Option<u64>,
+    /// CPU seconds it used, and the CPUs it had.
+    pub cpu_s: f64,
+    pub cpus: u32,
+    /// It used at least 90 % of its CPUs' time: it may have set the pace.
+    pub bound: bool,
+    /// When it started measuring (seconds since the Unix epoch) and for how long.
+    pub started_s: f64,
+    pub duration_s: f64,
 }
 
 /// One step of a thread group, over a measurement.

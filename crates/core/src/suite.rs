@@ -232,6 +232,11 @@ pub struct SubjectSpec {
     pub workdir: Option<String>,
     /// Named ports and the flag that passes each: `{ plain = "--port", tls = "--tls-port" }`.
     pub ports: BTreeMap<String, String>,
+    /// The flag that sets the address it listens on (`--host`), passed only when workers on
+    /// other machines load it (`wirebench run --workers N --advertise HOST`); it listens on
+    /// loopback otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
     /// Ports to use instead of free ones, by name (otherwise a free loopback port is picked).
     #[serde(default)]
     pub fixed_ports: BTreeMap<String, u16>,

@@ -25,6 +25,8 @@ const TAIL_LINES: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SupervisorError {
+    #[error("subject `{subject}` listens on loopback only (its subject.toml names no `host` flag): workers on other machines cannot load it")]
+    LoopbackOnly { subject: String },
     #[error("subject `{subject}`: port {port} ({name}) is taken: free it or remove it from fixed_ports")]
     PortTaken { subject: String, name: String, port: u16 },
     #[error("subject `{subject}`: cannot start `{program}`: {source}{hint}")]
@@ -86,6 +88,9 @@ pub struct Supervisor {
     pub log_dir: PathBuf,
     /// CPUs the subject is pinned to (empty: not pinned).
     pub cpus: Vec<usize>,
+    /// An address subjects listen on instead of their loopback default (`0.0.0.0` when workers
+    /// on other machines load them), passed by each subject's `host` flag.
+    pub listen: Option<String>,
 }
 
 impl Supervisor {
@@ -160,6 +165,10 @@ impl Launcher for Supervisor {
         cmd.args(&spec.command[1..]).current_dir(&workdir).envs(&spec.env);
         for (port_name, flag) in &spec.ports {
             cmd.arg(flag).arg(ports[port_name].to_string());
+        }
+        if let Some(address) = &self.listen {
+            let flag = spec.host.as_ref().ok_or_else(|| SupervisorError::LoopbackOnly { subject: name.into() })?;
+            cmd.arg(flag).arg(address);
         }
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
         tie_to_runner(&mut cmd, &self.cpus);
@@ -560,7 +569,7 @@ mod tests {
 
     fn supervisor() -> (tempfile::TempDir, Supervisor) {
         let dir = tempfile::tempdir().unwrap();
-        let s = Supervisor { root: dir.path().into(), log_dir: dir.path().into(), cpus: vec![] };
+        let s = Supervisor { root: dir.path().into(), log_dir: dir.path().into(), cpus: vec![], listen: None };
         (dir, s)
     }
 

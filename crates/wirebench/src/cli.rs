@@ -28,6 +28,8 @@ pub enum Command {
     /// Add up loads measured apart (`wirebench load --worker i/N --out DIR`): histograms
     /// exactly, counters summed, each worker's CPU and measuring window kept.
     Merge(MergeArgs),
+    /// Send the loads of a `wirebench run --workers N` elsewhere: worker I of N, until the run ends.
+    Worker(WorkerArgs),
     /// Render report.html, summary.md, CSV and charts of a results directory again.
     Report {
         /// A results directory (results/<timestamp>-<suite>).
@@ -146,6 +148,39 @@ pub struct RunArgs {
     /// With --until-decided: start no new round after this many seconds of it.
     #[arg(long, value_name = "SECONDS", default_value_t = 1800.0, requires = "until_decided")]
     pub budget_s: f64,
+    /// Send every row's load from N `wirebench worker` processes (this machine's or others'),
+    /// which reach this run at --listen; the rows' results are theirs added up.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub workers: Option<u32>,
+    /// With --workers: where the workers reach this run.
+    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:7070", requires = "workers")]
+    pub listen: std::net::SocketAddr,
+    /// With --workers: the address of this machine the workers load the subjects at. Another
+    /// than loopback makes the subjects listen on every address (their `host` flag).
+    #[arg(long, value_name = "HOST", default_value = "127.0.0.1", requires = "workers")]
+    pub advertise: String,
+    /// With --workers: how long workers may take to be ready for a row, or stay silent during it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0, requires = "workers")]
+    pub worker_timeout: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The run to take loads from: `wirebench run … --workers N --listen ADDR` (http://HOST:PORT).
+    #[arg(long, value_name = "URL")]
+    pub coordinator: String,
+    /// Be worker I of N (`0/4`): take an I-th share of every row's connections, requests and rate.
+    #[arg(long, value_name = "I/N")]
+    pub worker: wirebench_core::share::WorkerShare,
+    /// Load threads (default: the CPUs this process may use).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Keep trying to reach the coordinator for this long at first (it may be starting).
+    #[arg(long, value_name = "SECONDS", default_value_t = 120.0)]
+    pub connect_timeout: f64,
+    /// The suites directory: its parent is where data files and request bodies are read from.
+    #[arg(long, default_value = "suites")]
+    pub suites_dir: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -130,7 +130,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.out {
         crate::merge::write_worker(
             dir,
-            &crate::merge::WorkerMeta { share, url: &args.url, driver: &args.driver },
+            &crate::merge::WorkerMeta { share, url: &args.url, driver: &args.driver, cpus: engine.threads },
             &r,
             cpu_s,
         )?;

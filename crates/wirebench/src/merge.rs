@@ -4,15 +4,15 @@
 //! exactly (the merged p99 is the p99 of every sample), sums the counters, keeps each worker's
 //! CPU and window, checks that the windows overlap and flags workers that started apart.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, UNIX_EPOCH};
 
 use anyhow::{bail, Context};
 use serde_json::json;
 
 use crate::cli::MergeArgs;
-use wirebench_core::runner::LoadResult;
-use wirebench_core::schema::{Latency, StepMetrics};
+use wirebench_core::runner::{saturated, LoadResult};
+use wirebench_core::schema::{Latency, StepMetrics, WorkerFacts};
 use wirebench_core::share::WorkerShare;
 use wirebench_load::hlog;
 
@@ -24,13 +24,16 @@ pub struct WorkerMeta<'a> {
     pub share: WorkerShare,
     pub url: &'a str,
     pub driver: &'a str,
+    /// Its load threads.
+    pub cpus: usize,
 }
 
 /// One worker's record as `worker.json` holds it.
 #[derive(Debug, Clone)]
-struct Worker {
-    dir: PathBuf,
-    share: WorkerShare,
+pub struct Worker {
+    /// Where it came from (a directory, or a worker of `wirebench run --workers`), for errors.
+    pub from: String,
+    pub share: WorkerShare,
     host: String,
     url: String,
     driver: String,
@@ -42,6 +45,7 @@ struct Worker {
     started_s: f64,
     duration_s: f64,
     cpu_s: f64,
+    cpus: usize,
     rate: bool,
     iterations: Option<u64>,
     steps: Vec<(String, u64, u64)>,
@@ -54,9 +58,8 @@ fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map_or_else(|_| "unknown".into(), |h| h.trim().to_string())
 }
 
-/// Writes `r` as worker `meta.share`'s record into `dir` (made if missing).
-pub fn write_worker(dir: &Path, meta: &WorkerMeta, r: &LoadResult, cpu_s: f64) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+/// `r` as worker `meta.share`'s record: `worker.json`'s text, and the histograms' log.
+pub fn record(meta: &WorkerMeta, r: &LoadResult, cpu_s: f64) -> anyhow::Result<(serde_json::Value, String)> {
     let started = r.started.context("the load recorded no start time")?;
     let record = json!({
         "schema_version": 1,
@@ -69,15 +72,23 @@ pub fn write_worker(dir: &Path, meta: &WorkerMeta, r: &LoadResult, cpu_s: f64) -
         "started_s": hlog::epoch_s(started),
         "duration_s": r.duration.as_secs_f64(),
         "cpu_s": cpu_s,
+        "cpus": meta.cpus,
         "open_model": r.latency_uncorrected.is_some(),
         "iterations": r.iterations,
         "steps": r.steps.iter().map(|s| json!({"label": s.label, "requests": s.requests, "errors": s.errors})).collect::<Vec<_>>(),
         "first_error": r.first_error,
     });
+    let log = r.latency_log.clone().context("the load kept no histograms")?;
+    Ok((record, log))
+}
+
+/// Writes `r` as worker `meta.share`'s record into `dir` (made if missing).
+pub fn write_worker(dir: &Path, meta: &WorkerMeta, r: &LoadResult, cpu_s: f64) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot make {}", dir.display()))?;
+    let (record, log) = record(meta, r, cpu_s)?;
     let path = dir.join(RECORD);
     std::fs::write(&path, serde_json::to_string_pretty(&record)? + "\n")
         .with_context(|| format!("cannot write {}", path.display()))?;
-    let log = r.latency_log.as_deref().context("the load kept no histograms")?;
     let path = dir.join(LOG);
     std::fs::write(&path, log).with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
@@ -89,65 +100,90 @@ fn read_worker(dir: &Path) -> anyhow::Result<Worker> {
         format!("{}: not a worker's record (wirebench load --worker i/N --out DIR writes one)", path.display())
     })?;
     let v: serde_json::Value = serde_json::from_str(&text).with_context(|| format!("{}", path.display()))?;
-    let field = |k: &str| v.get(k).with_context(|| format!("{}: no `{k}`", path.display()));
-    let num = |k: &str| -> anyhow::Result<f64> {
-        field(k)?.as_f64().with_context(|| format!("{}: `{k}` is not a number", path.display()))
-    };
-    let count = |k: &str| -> anyhow::Result<u64> {
-        field(k)?.as_u64().with_context(|| format!("{}: `{k}` is not a count", path.display()))
-    };
-    let text_of = |k: &str| -> anyhow::Result<String> {
-        Ok(field(k)?.as_str().with_context(|| format!("{}: `{k}` is not text", path.display()))?.to_string())
-    };
-    let share: WorkerShare =
-        text_of("worker")?.parse().map_err(|e: String| anyhow::anyhow!("{}: worker {e}", path.display()))?;
-    let steps = v["steps"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|s| {
-                    (
-                        s["label"].as_str().unwrap_or("").to_string(),
-                        s["requests"].as_u64().unwrap_or(0),
-                        s["errors"].as_u64().unwrap_or(0),
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     let log_path = dir.join(LOG);
     let log = std::fs::read_to_string(&log_path).with_context(|| format!("cannot read {}", log_path.display()))?;
-    let histograms = hlog::read(&log).map_err(|e| anyhow::anyhow!("{}: {e}", log_path.display()))?;
-    Ok(Worker {
-        dir: dir.to_path_buf(),
-        share,
-        host: text_of("host")?,
-        url: text_of("url")?,
-        driver: text_of("driver")?,
-        requests: count("requests")?,
-        messages: count("messages")?,
-        errors: count("errors")?,
-        bytes_sent: count("bytes_sent")?,
-        bytes_received: count("bytes_received")?,
-        started_s: num("started_s")?,
-        duration_s: num("duration_s")?,
-        cpu_s: num("cpu_s")?,
-        rate: v["open_model"].as_bool().unwrap_or(false),
-        iterations: v["iterations"].as_u64(),
-        steps,
-        first_error: v["first_error"].as_str().map(String::from),
-        histograms,
-    })
+    Worker::parse(&dir.display().to_string(), &v, &log)
+}
+
+impl Worker {
+    /// A worker's record and histogram log, from `from` (named in errors).
+    pub fn parse(from: &str, v: &serde_json::Value, log: &str) -> anyhow::Result<Worker> {
+        let field = |k: &str| v.get(k).with_context(|| format!("{from}: its record has no `{k}`"));
+        let num = |k: &str| -> anyhow::Result<f64> {
+            field(k)?.as_f64().with_context(|| format!("{from}: `{k}` is not a number"))
+        };
+        let count = |k: &str| -> anyhow::Result<u64> {
+            field(k)?.as_u64().with_context(|| format!("{from}: `{k}` is not a count"))
+        };
+        let text_of = |k: &str| -> anyhow::Result<String> {
+            Ok(field(k)?.as_str().with_context(|| format!("{from}: `{k}` is not text"))?.to_string())
+        };
+        let share: WorkerShare =
+            text_of("worker")?.parse().map_err(|e: String| anyhow::anyhow!("{from}: worker {e}"))?;
+        let steps = v["steps"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|s| {
+                        (
+                            s["label"].as_str().unwrap_or("").to_string(),
+                            s["requests"].as_u64().unwrap_or(0),
+                            s["errors"].as_u64().unwrap_or(0),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let histograms = hlog::read(log).map_err(|e| anyhow::anyhow!("{from}: its histograms: {e}"))?;
+        Ok(Worker {
+            from: from.to_string(),
+            share,
+            host: text_of("host")?,
+            url: text_of("url")?,
+            driver: text_of("driver")?,
+            requests: count("requests")?,
+            messages: count("messages")?,
+            errors: count("errors")?,
+            bytes_sent: count("bytes_sent")?,
+            bytes_received: count("bytes_received")?,
+            started_s: num("started_s")?,
+            duration_s: num("duration_s")?,
+            cpu_s: num("cpu_s")?,
+            // Records written before workers named their CPUs: one.
+            cpus: v["cpus"].as_u64().unwrap_or(1) as usize,
+            rate: v["open_model"].as_bool().unwrap_or(false),
+            iterations: v["iterations"].as_u64(),
+            steps,
+            first_error: v["first_error"].as_str().map(String::from),
+            histograms,
+        })
+    }
+
+    fn facts(&self) -> WorkerFacts {
+        WorkerFacts {
+            worker: self.share.to_string(),
+            host: self.host.clone(),
+            requests: self.requests,
+            errors: self.errors,
+            rps: self.requests as f64 / self.duration_s.max(1e-9),
+            p99_us: hlog::tagged(&self.histograms, "latency").map(|h| h.value_at_quantile(0.99)),
+            cpu_s: self.cpu_s,
+            cpus: self.cpus as u32,
+            bound: saturated(self.cpu_s, self.cpus, self.duration_s),
+            started_s: self.started_s,
+            duration_s: self.duration_s,
+        }
+    }
 }
 
 /// The workers' windows against each other: how far apart they started, and how long all of
 /// them were measuring at once.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Windows {
-    skew_s: f64,
-    overlap_s: f64,
+pub struct Windows {
+    pub skew_s: f64,
+    pub overlap_s: f64,
     /// From the first start to the last end: the merged load's duration.
-    span_s: f64,
+    pub span_s: f64,
 }
 
 fn windows(workers: &[Worker]) -> Windows {
@@ -159,8 +195,9 @@ fn windows(workers: &[Worker]) -> Windows {
     Windows { skew_s: last - first, overlap_s: earliest_end - last, span_s: latest_end - first }
 }
 
-/// The workers' load as one: counters summed, histograms added.
-fn merged(workers: &[Worker], span: Duration) -> anyhow::Result<LoadResult> {
+/// The workers' load as one: counters summed, histograms added, each worker's facts kept.
+fn merged(workers: &[Worker], w: &Windows) -> anyhow::Result<LoadResult> {
+    let span = Duration::from_secs_f64(w.span_s);
     let histograms = hlog::sum(workers.iter().map(|w| w.histograms.as_slice())).map_err(|e| anyhow::anyhow!(e))?;
     let summary = |tag: &str| hlog::tagged(&histograms, tag).map(wirebench_load::worker::latency);
     let steps = workers[0]
@@ -194,33 +231,38 @@ fn merged(workers: &[Worker], span: Duration) -> anyhow::Result<LoadResult> {
             hlog::write_tagged(histograms.iter().map(|(t, h)| (t.clone(), h)), started, span)
                 .map_err(|e| anyhow::anyhow!(e))?,
         ),
+        remote_cpu_s: Some(workers.iter().map(|w| w.cpu_s).sum()),
+        workers: workers.iter().map(Worker::facts).collect(),
+        worker_skew_ms: Some(w.skew_s * 1e3),
     })
 }
 
-pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
-    let mut workers: Vec<Worker> = args.dirs.iter().map(|d| read_worker(d)).collect::<anyhow::Result<_>>()?;
+/// Checks that `workers` are every worker of one load, once each, and adds them up; the
+/// windows say how well they measured at once.
+pub fn combine(mut workers: Vec<Worker>) -> anyhow::Result<(LoadResult, Windows)> {
+    let Some(first) = workers.first() else { bail!("no worker to merge") };
+    let count = first.share.count;
     workers.sort_by_key(|w| w.share.index);
-    let count = workers[0].share.count;
     let mut seen = vec![None; count as usize];
     for w in &workers {
         if w.share.count != count {
             bail!(
                 "{} is worker {} but {} is of {count}: the loads were split differently",
-                w.dir.display(),
+                w.from,
                 w.share,
-                workers[0].dir.display()
+                workers[0].from
             );
         }
-        if let Some(other) = seen[w.share.index as usize].replace(&w.dir) {
-            bail!("{} and {} are both worker {}", other.display(), w.dir.display(), w.share);
+        if let Some(other) = seen[w.share.index as usize].replace(&w.from) {
+            bail!("{other} and {} are both worker {}", w.from, w.share);
         }
         if (w.url.as_str(), w.driver.as_str()) != (workers[0].url.as_str(), workers[0].driver.as_str()) {
             bail!(
                 "{} loaded {} ({}), {} loaded {} ({})",
-                w.dir.display(),
+                w.from,
                 w.url,
                 w.driver,
-                workers[0].dir.display(),
+                workers[0].from,
                 workers[0].url,
                 workers[0].driver
             );
@@ -232,32 +274,31 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
         bail!("worker {} missing: merge every worker's directory", missing.join(", "));
     }
     let w = windows(&workers);
+    Ok((merged(&workers, &w)?, w))
+}
+
+pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
+    let workers: Vec<Worker> = args.dirs.iter().map(|d| read_worker(d)).collect::<anyhow::Result<_>>()?;
+    let (url, driver) = (workers[0].url.clone(), workers[0].driver.clone());
+    let (r, w) = combine(workers)?;
     if w.overlap_s <= 0.0 {
         bail!("the workers' measuring windows do not overlap (they started {:.3} s apart): start them together with --start-at", w.skew_s);
     }
     let skewed = w.skew_s * 1e3 > args.max_skew_ms;
-    let r = merged(&workers, Duration::from_secs_f64(w.span_s))?;
-    let cpu_s: f64 = workers.iter().map(|w| w.cpu_s).sum();
+    let cpu_s = r.remote_cpu_s.unwrap_or(0.0);
     if let Some(dir) = &args.out {
-        let meta =
-            WorkerMeta { share: WorkerShare { index: 0, count: 1 }, url: &workers[0].url, driver: &workers[0].driver };
+        let meta = WorkerMeta {
+            share: WorkerShare { index: 0, count: 1 },
+            url: &url,
+            driver: &driver,
+            cpus: r.workers.iter().map(|w| w.cpus as usize).sum(),
+        };
         write_worker(dir, &meta, &r, cpu_s)?;
     }
-    let per_worker: Vec<serde_json::Value> = workers
-        .iter()
-        .map(|w| {
-            let p99 = hlog::tagged(&w.histograms, "latency").map(|h| h.value_at_quantile(0.99));
-            json!({
-                "worker": w.share.to_string(), "host": w.host, "dir": w.dir.display().to_string(),
-                "requests": w.requests, "errors": w.errors, "rps": w.requests as f64 / w.duration_s.max(1e-9),
-                "p99_us": p99, "cpu_s": w.cpu_s, "started_s": w.started_s, "duration_s": w.duration_s,
-            })
-        })
-        .collect();
     if !args.json {
         println!(
             "{} workers: started {:.1} ms apart, all measuring for {:.3} s of {:.3} s",
-            workers.len(),
+            r.workers.len(),
             w.skew_s * 1e3,
             w.overlap_s,
             w.span_s
@@ -265,20 +306,21 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
         if skewed {
             println!("skewed: the workers started more than {} ms apart (--max-skew-ms); the merged rate is over the whole span", args.max_skew_ms);
         }
-        for (w, p) in workers.iter().zip(&per_worker) {
+        for f in &r.workers {
             println!(
-                "  worker {:<5} {:<16} requests {:<9} {:>9.0} req/s  p99 {:>8} µs  instrument CPU {:.3} s",
-                w.share.to_string(),
-                w.host,
-                w.requests,
-                p["rps"].as_f64().unwrap_or(0.0),
-                p["p99_us"].as_u64().map_or("-".into(), |v| v.to_string()),
-                w.cpu_s
+                "  worker {:<5} {:<16} requests {:<9} {:>9.0} req/s  p99 {:>8} µs  instrument CPU {:.3} s{}",
+                f.worker,
+                f.host,
+                f.requests,
+                f.rps,
+                f.p99_us.map_or("-".into(), |v| v.to_string()),
+                f.cpu_s,
+                if f.bound { "  (saturated)" } else { "" }
             );
         }
     }
     let mut extra = serde_json::Map::new();
-    extra.insert("workers".into(), per_worker.into());
+    extra.insert("workers".into(), serde_json::to_value(&r.workers)?);
     extra.insert("skew_ms".into(), (w.skew_s * 1e3).into());
     extra.insert("overlap_s".into(), w.overlap_s.into());
     extra.insert("skewed".into(), skewed.into());
@@ -292,7 +334,7 @@ mod tests {
 
     fn worker(index: u32, started_s: f64, duration_s: f64) -> Worker {
         Worker {
-            dir: PathBuf::from(format!("w{index}")),
+            from: format!("w{index}"),
             share: WorkerShare { index, count: 2 },
             host: "h".into(),
             url: "http://127.0.0.1:1/".into(),
@@ -305,6 +347,7 @@ mod tests {
             started_s,
             duration_s,
             cpu_s: 0.0,
+            cpus: 1,
             rate: false,
             iterations: None,
             steps: vec![],

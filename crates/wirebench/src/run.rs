@@ -14,6 +14,8 @@ use wirebench_core::supervisor::Supervisor;
 use wirebench_core::{machine, now_utc, stamp_utc};
 use wirebench_load::LoadEngine;
 
+use crate::workers::Coordinator;
+
 /// The claims of the suite `name` (in `suites_dir`, or a path) as written now, checked as a run
 /// would check them, for `wirebench report --claims`.
 pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_report::ClaimsFrom> {
@@ -55,7 +57,19 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     }
     let cpus = machine::cpu_sets(args.cpus.as_deref())?;
     let out_dir = unique_dir(&args.out, &suite.name);
-    let supervisor = Supervisor { root: root.clone(), log_dir: out_dir.clone(), cpus: cpus.subject.clone() };
+    // Workers on other machines reach the subjects only if they listen beyond loopback.
+    let remote = args.workers.is_some()
+        && !args.advertise.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        && args.advertise != "localhost";
+    let supervisor = Supervisor {
+        root: root.clone(),
+        log_dir: out_dir.clone(),
+        cpus: cpus.subject.clone(),
+        listen: remote.then(|| "0.0.0.0".to_string()),
+    };
+    if args.workers.is_some() && !(args.worker_timeout >= 15.0 && args.worker_timeout.is_finite()) {
+        bail!("--worker-timeout must be 15 seconds or more (workers say they are alive every 5 s)");
+    }
 
     if !args.no_build {
         // Before pinning: builds may use every core.
@@ -83,7 +97,27 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     };
     eprintln!("results: {}", opts.out_dir.display());
     let progress = Bar::new();
-    let dir = runner::run(&suite, &opts, &supervisor, &LoadEngine { threads }, &progress)?;
+    let dir = match args.workers {
+        None => runner::run(&suite, &opts, &supervisor, &LoadEngine { threads }, &progress)?,
+        Some(n) => {
+            let coordinator = Coordinator::start(
+                args.listen,
+                n,
+                args.advertise.clone(),
+                suite.groups.clone(),
+                std::time::Duration::from_secs_f64(args.worker_timeout),
+                threads,
+            )?;
+            eprintln!(
+                "waiting for {n} workers: wirebench worker --coordinator http://{}:{} --worker I/{n}",
+                args.advertise,
+                args.listen.port()
+            );
+            let dir = runner::run(&suite, &opts, &supervisor, &coordinator, &progress);
+            coordinator.finish();
+            dir?
+        }
+    };
     let rendered = wirebench_report::render(&dir)?;
     if rendered.failed > 0 {
         eprintln!("{} scenario(s) failed: see the report", rendered.failed);

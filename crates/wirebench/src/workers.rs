@@ -1,0 +1,538 @@
+//! A suite's load from several workers: `wirebench run SUITE --workers N` runs the suite here
+//! (subjects, services, harness rows, claims, report) and hands each load of its rows to N
+//! `wirebench worker --coordinator URL --worker i/N` processes, on this machine or on others.
+//!
+//! The coordinator serves three calls over HTTP/1.1 and JSON, each a long poll:
+//! - `GET /v1/job?worker=i&count=N&after=K`: the next load after job K (its scenario, the suite's
+//!   thread groups, the plan and the target), `{"done": true}` when the run ends, or 204 after
+//!   25 s without one (ask again);
+//! - `POST /v1/ready?worker=i&job=K`: a barrier. The worker has verified its route to the target;
+//!   when every worker of the job has, all get one start instant, 250 ms ahead;
+//! - `POST /v1/alive?worker=i&job=K`: every 5 s of a load, so a worker that died is noticed;
+//! - `POST /v1/result?worker=i&job=K`: its record and histograms (as `wirebench load --out`
+//!   writes them), or `{"error": ...}`.
+//!
+//! The job's workers are the first `min(N, connections, requests)`: a row of one connection is
+//! loaded by worker 0 alone. Their results are added as `wirebench merge` adds them, so a row is
+//! written as if one machine had measured it, with each worker's share beside it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{bail, Context};
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::cli::WorkerArgs;
+use crate::merge::{self, Worker, WorkerMeta};
+use wirebench_core::machine;
+use wirebench_core::runner::{Executor, LoadResult, Plan, Stop, Target};
+use wirebench_core::share::WorkerShare;
+use wirebench_core::suite::{self, GroupSpec, Scenario};
+use wirebench_load::LoadEngine;
+
+/// How long one long poll waits before the worker asks again.
+const POLL: Duration = Duration::from_secs(25);
+/// Between every worker being ready and the load: time for the instant to reach them all.
+const LEAD: Duration = Duration::from_millis(250);
+/// How often a loading worker says it is alive.
+const HEARTBEAT: Duration = Duration::from_secs(5);
+
+/// One load handed out.
+#[derive(Debug, Default)]
+struct Board {
+    /// The current job's number (0: none yet) and text.
+    seq: u64,
+    job: Option<Value>,
+    /// Workers taking part in it: 0..active.
+    active: u32,
+    ready: BTreeSet<u32>,
+    start_at: Option<f64>,
+    results: BTreeMap<u32, Result<(Value, String), String>>,
+    /// The last sign of each worker of the job (ready, alive, result).
+    alive: BTreeMap<u32, Instant>,
+    /// Why the current job was given up, for workers still waiting on it.
+    aborted: Option<String>,
+    done: bool,
+    /// Workers told that the run is over.
+    told: BTreeSet<u32>,
+}
+
+struct Shared {
+    count: u32,
+    state: Mutex<Board>,
+    /// Wakes the runner's thread waiting for results.
+    results: Condvar,
+    /// Wakes the server's long polls.
+    changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl Shared {
+    fn update<T>(&self, f: impl FnOnce(&mut Board) -> T) -> T {
+        let out = f(&mut self.state.lock().unwrap());
+        self.changed.send_modify(|v| *v += 1);
+        self.results.notify_all();
+        out
+    }
+}
+
+/// The runner's executor when loads come from workers.
+pub struct Coordinator {
+    shared: Arc<Shared>,
+    /// The address workers reach the subjects at.
+    advertise: String,
+    /// The suite's thread groups, sent with every job (a group's script may take others).
+    groups: BTreeMap<String, GroupSpec>,
+    /// How long workers may take to be ready, and to report after the load should have ended.
+    timeout: Duration,
+    local: LoadEngine,
+    _server: std::thread::JoinHandle<()>,
+}
+
+#[derive(Deserialize)]
+struct JobQuery {
+    worker: u32,
+    count: u32,
+    #[serde(default)]
+    after: u64,
+}
+
+#[derive(Deserialize)]
+struct WorkerQuery {
+    worker: u32,
+    job: u64,
+}
+
+fn refuse(status: StatusCode, message: String) -> Response {
+    (status, Json(json!({ "error": message }))).into_response()
+}
+
+/// Waits, up to one poll, until `ready` answers something.
+async fn long_poll(shared: &Shared, mut ready: impl FnMut(&Board) -> Option<Response>) -> Response {
+    let mut changes = shared.changed.subscribe();
+    let deadline = tokio::time::Instant::now() + POLL;
+    loop {
+        if let Some(answer) = ready(&shared.state.lock().unwrap()) {
+            return answer;
+        }
+        if tokio::time::timeout_at(deadline, changes.changed()).await.is_err() {
+            return StatusCode::NO_CONTENT.into_response();
+        }
+    }
+}
+
+async fn job(State(shared): State<Arc<Shared>>, Query(q): Query<JobQuery>) -> Response {
+    if q.count != shared.count || q.worker >= q.count {
+        return refuse(
+            StatusCode::CONFLICT,
+            format!("this run has {} workers: start them as --worker 0/{0} … {}/{0}", shared.count, shared.count - 1),
+        );
+    }
+    let answer = long_poll(&shared, |s| {
+        if s.done {
+            return Some(Json(json!({ "done": true })).into_response());
+        }
+        match &s.job {
+            Some(job) if s.seq > q.after && s.aborted.is_none() => Some(Json(job.clone()).into_response()),
+            _ => None,
+        }
+    })
+    .await;
+    if shared.state.lock().unwrap().done {
+        shared.update(|s| s.told.insert(q.worker));
+    }
+    answer
+}
+
+async fn alive(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>) -> Response {
+    shared.update(|s| {
+        if s.seq != q.job || q.worker >= s.active || s.aborted.is_some() {
+            return refuse(StatusCode::GONE, format!("job {} is not current", q.job));
+        }
+        s.alive.insert(q.worker, Instant::now());
+        StatusCode::NO_CONTENT.into_response()
+    })
+}
+
+async fn ready(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>) -> Response {
+    {
+        let mut s = shared.state.lock().unwrap();
+        if s.seq != q.job || q.worker >= s.active {
+            return refuse(StatusCode::GONE, format!("job {} is not current", q.job));
+        }
+        s.ready.insert(q.worker);
+        s.alive.insert(q.worker, Instant::now());
+        if s.ready.len() as u32 == s.active && s.start_at.is_none() {
+            let at = SystemTime::now() + LEAD;
+            s.start_at = Some(at.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64());
+        }
+    }
+    shared.update(|_| ());
+    long_poll(&shared, |s| {
+        if s.seq != q.job || s.aborted.is_some() {
+            let why = s.aborted.clone().unwrap_or_else(|| format!("job {} is not current", q.job));
+            return Some(refuse(StatusCode::GONE, why));
+        }
+        s.start_at.map(|at| Json(json!({ "start_at": at })).into_response())
+    })
+    .await
+}
+
+async fn result(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>, Json(body): Json<Value>) -> Response {
+    let outcome = match (body.get("error").and_then(Value::as_str), body.get("record"), body.get("log")) {
+        (Some(e), _, _) => Err(e.to_string()),
+        (None, Some(record), Some(Value::String(log))) => Ok((record.clone(), log.clone())),
+        _ => return refuse(StatusCode::BAD_REQUEST, "expected {\"record\", \"log\"} or {\"error\"}".into()),
+    };
+    shared.update(|s| {
+        if s.seq != q.job || q.worker >= s.active {
+            return refuse(StatusCode::GONE, format!("job {} is not current", q.job));
+        }
+        s.results.insert(q.worker, outcome);
+        s.alive.insert(q.worker, Instant::now());
+        StatusCode::NO_CONTENT.into_response()
+    })
+}
+
+impl Coordinator {
+    /// Serves the workers' calls on `listen` (a thread of its own) until dropped.
+    pub fn start(
+        listen: SocketAddr,
+        count: u32,
+        advertise: String,
+        groups: BTreeMap<String, GroupSpec>,
+        timeout: Duration,
+        threads: usize,
+    ) -> anyhow::Result<Coordinator> {
+        let shared = Arc::new(Shared {
+            count,
+            state: Mutex::new(Board::default()),
+            results: Condvar::new(),
+            changed: tokio::sync::watch::channel(0).0,
+        });
+        let listener = std::net::TcpListener::bind(listen).with_context(|| format!("--listen {listen}: cannot bind"))?;
+        listener.set_nonblocking(true)?;
+        let app = Router::new()
+            .route("/v1/job", get(job))
+            .route("/v1/ready", post(ready))
+            .route("/v1/alive", post(alive))
+            .route("/v1/result", post(result))
+            .with_state(shared.clone());
+        let server = std::thread::Builder::new().name("coordinator".into()).spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
+                let _ = axum::serve(listener, app).await;
+            });
+        })?;
+        Ok(Coordinator { shared, advertise, groups, timeout, local: LoadEngine { threads }, _server: server })
+    }
+
+    /// Tells the workers that the run is over: waits until each has heard it, or the timeout.
+    pub fn finish(&self) {
+        self.shared.update(|s| s.done = true);
+        let deadline = Instant::now() + self.timeout.min(Duration::from_secs(10));
+        let mut state = self.shared.state.lock().unwrap();
+        while (state.told.len() as u32) < self.shared.count && Instant::now() < deadline {
+            state = self.shared.results.wait_timeout(state, Duration::from_millis(200)).unwrap().0;
+        }
+    }
+
+    /// Hands `job` to the first `active` workers and waits for all their results.
+    fn hand_out(&self, job: Value, active: u32) -> Result<Vec<Worker>, String> {
+        self.shared.update(|s| {
+            s.seq += 1;
+            let mut job = job;
+            job["job"] = s.seq.into();
+            job["count"] = active.into();
+            s.job = Some(job);
+            s.active = active;
+            s.ready.clear();
+            s.results.clear();
+            s.alive.clear();
+            s.start_at = None;
+            s.aborted = None;
+        });
+        let abort = |why: String| {
+            self.shared.update(|s| s.aborted = Some(why.clone()));
+            Err(why)
+        };
+        let posted = Instant::now();
+        let mut state = self.shared.state.lock().unwrap();
+        loop {
+            if let Some((i, Err(e))) = state.results.iter().find(|(_, r)| r.is_err()) {
+                let why = format!("worker {i}/{active}: {e}");
+                drop(state);
+                return abort(why);
+            }
+            if state.results.len() as u32 == active {
+                break;
+            }
+            // Every worker must be ready within the timeout of the job's posting; once loading,
+            // each must say it is alive (every 5 s) within the timeout of its last sign, as the
+            // length of a load of N requests is not known ahead.
+            let now = Instant::now();
+            let silent: Vec<String> = (0..active)
+                .filter(|i| match state.start_at {
+                    None => !state.ready.contains(i) && now >= posted + self.timeout,
+                    Some(_) => {
+                        !state.results.contains_key(i)
+                            && state.alive.get(i).is_none_or(|&last| now >= last + self.timeout)
+                    }
+                })
+                .map(|i| format!("{i}/{}", self.shared.count))
+                .collect();
+            if !silent.is_empty() {
+                let what = if state.start_at.is_none() { "ready" } else { "heard from" };
+                let why = format!(
+                    "worker {} not {what} within {:.0} s (--worker-timeout)",
+                    silent.join(", "),
+                    self.timeout.as_secs_f64()
+                );
+                drop(state);
+                return abort(why);
+            }
+            state = self.shared.results.wait_timeout(state, Duration::from_secs(1)).unwrap().0;
+        }
+        let results = std::mem::take(&mut state.results);
+        drop(state);
+        results
+            .into_iter()
+            .map(|(i, r)| {
+                let (record, log) = r.expect("errors returned above");
+                Worker::parse(&format!("worker {i}/{active}"), &record, &log).map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+}
+
+impl Drop for Coordinator {
+    fn drop(&mut self) {
+        self.shared.update(|s| s.done = true);
+    }
+}
+
+/// The plan as a job states it.
+fn plan_json(plan: &Plan) -> Value {
+    json!({
+        "connections": plan.connections,
+        "streams": plan.streams,
+        "requests": match plan.stop { Stop::Requests(n) => Some(n), Stop::Duration(_) => None },
+        "duration_s": match plan.stop { Stop::Duration(d) => Some(d.as_secs_f64()), Stop::Requests(_) => None },
+        "rate": plan.rate,
+    })
+}
+
+impl Executor for Coordinator {
+    /// From here, on the subject's machine; each worker verifies its own route before the load.
+    fn verify(&self, s: &Scenario, target: &Target) -> Result<(), String> {
+        self.local.verify(s, target)
+    }
+
+    fn transport(&self, s: &Scenario) -> String {
+        self.local.transport(s)
+    }
+
+    fn measure(&self, s: &Scenario, plan: &Plan, target: &Target, live: &AtomicU64) -> Result<LoadResult, String> {
+        if s.net.is_some() {
+            return Err("a row across a link (`net`) runs on one machine: run it without --workers".into());
+        }
+        let mut active = self.shared.count.min(plan.connections);
+        if let Stop::Requests(n) = plan.stop {
+            active = active.min(n.min(u64::from(u32::MAX)) as u32);
+        }
+        if active == 0 {
+            return Err("the row sends no load".into());
+        }
+        let job = json!({
+            "scenario": s,
+            "groups": self.groups,
+            "plan": plan_json(plan),
+            "target": { "host": self.advertise, "port": target.port, "tls": target.tls },
+        });
+        let workers = self.hand_out(job, active)?;
+        let (r, _) = merge::combine(workers).map_err(|e| e.to_string())?;
+        live.store(r.requests, Ordering::Relaxed);
+        Ok(r)
+    }
+}
+
+/// A job as a worker reads it.
+#[derive(Deserialize)]
+struct Job {
+    job: u64,
+    count: u32,
+    scenario: Scenario,
+    #[serde(default)]
+    groups: BTreeMap<String, GroupSpec>,
+    plan: JobPlan,
+    target: JobTarget,
+}
+
+#[derive(Deserialize)]
+struct JobPlan {
+    connections: u32,
+    streams: u32,
+    requests: Option<u64>,
+    duration_s: Option<f64>,
+    rate: Option<f64>,
+}
+
+#[derive(Deserialize)]
+struct JobTarget {
+    host: String,
+    port: u16,
+    tls: bool,
+}
+
+/// `wirebench worker`: takes loads from a coordinator until its run ends.
+pub fn work(args: &WorkerArgs) -> anyhow::Result<()> {
+    let share = args.worker;
+    let base = args.coordinator.trim_end_matches('/').to_string();
+    if !base.starts_with("http://") {
+        bail!("--coordinator `{}`: expected http://HOST:PORT", args.coordinator);
+    }
+    let root = suite::project_root(&args.suites_dir)?;
+    let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
+    let client = reqwest::blocking::Client::builder().timeout(POLL + Duration::from_secs(10)).build()?;
+    let first_contact = Instant::now() + Duration::from_secs_f64(args.connect_timeout);
+    let mut after = 0u64;
+    let mut reached = false;
+    loop {
+        let url = format!("{base}/v1/job?worker={}&count={}&after={after}", share.index, share.count);
+        let answer = match client.get(&url).send() {
+            Ok(a) => a,
+            // Until the coordinator first answers, it may still be starting.
+            Err(e) if !reached && Instant::now() < first_contact && (e.is_connect() || e.is_timeout()) => {
+                std::thread::sleep(Duration::from_millis(200));
+                continue;
+            }
+            Err(e) => bail!("{url}: {e}"),
+        };
+        reached = true;
+        let status = answer.status();
+        if status == reqwest::StatusCode::NO_CONTENT {
+            continue;
+        }
+        let body: Value = answer.json().with_context(|| format!("{url}: not JSON"))?;
+        if !status.is_success() {
+            bail!("{base}: {}", body["error"].as_str().unwrap_or(status.as_str()));
+        }
+        if body["done"] == true {
+            eprintln!("worker {share}: the run is over");
+            return Ok(());
+        }
+        let job: Job = serde_json::from_value(body).context("a job this worker cannot read (another version?)")?;
+        after = job.job;
+        if share.index >= job.count {
+            continue; // Not needed for this row.
+        }
+        let mine = WorkerShare { index: share.index, count: job.count };
+        let post = |call: &str, body: &Value| -> anyhow::Result<reqwest::blocking::Response> {
+            let url = format!("{base}/v1/{call}?worker={}&job={}", share.index, job.job);
+            client.post(&url).json(body).send().with_context(|| url.clone())
+        };
+        let alive_url = format!("{base}/v1/alive?worker={}&job={}", share.index, job.job);
+        let heartbeat = || Heartbeat::start(client.clone(), alive_url);
+        let outcome = run_job(&job, mine, &engine, &root, heartbeat, |body| {
+            loop {
+                let a = post("ready", body)?;
+                match a.status() {
+                    reqwest::StatusCode::NO_CONTENT => continue,
+                    s if s.is_success() => {
+                        let v: Value = a.json()?;
+                        return v["start_at"].as_f64().context("the barrier gave no start instant").map(Some);
+                    }
+                    // The job was given up (another worker failed): no load.
+                    reqwest::StatusCode::GONE => return Ok(None),
+                    s => bail!("the barrier answered {s}"),
+                }
+            }
+        });
+        let report = match outcome {
+            Ok(None) => continue,
+            Ok(Some((record, log))) => json!({ "record": record, "log": log }),
+            Err(e) => json!({ "error": format!("{e:#}") }),
+        };
+        let a = post("result", &report)?;
+        if !(a.status().is_success() || a.status() == reqwest::StatusCode::GONE) {
+            bail!("the coordinator refused this worker's result: {}", a.status());
+        }
+    }
+}
+
+/// One job: verify, wait at the barrier, load, and the record. `Ok(None)`: the job was given up.
+fn run_job(
+    job: &Job,
+    share: WorkerShare,
+    engine: &LoadEngine,
+    root: &std::path::Path,
+    heartbeat: impl FnOnce() -> Heartbeat,
+    barrier: impl FnOnce(&Value) -> anyhow::Result<Option<f64>>,
+) -> anyhow::Result<Option<(Value, String)>> {
+    let mut scenario = job.scenario.clone();
+    if let Some(group) = &scenario.group {
+        let mut scripts = suite::groups::scripts(&job.groups, root)
+            .map_err(|(key, message)| anyhow::anyhow!("the suite's {key}: {message}"))?;
+        scenario.script = Some(scripts.remove(group).with_context(|| format!("no thread group `{group}` in the job"))?);
+    }
+    let p = &job.plan;
+    let connections = share.of(u64::from(p.connections)) as u32;
+    let stop = match (p.requests, p.duration_s) {
+        (Some(n), _) => Stop::Requests(share.of(n)),
+        (None, Some(d)) => Stop::Duration(Duration::from_secs_f64(d)),
+        (None, None) => bail!("the job has neither requests nor a duration"),
+    };
+    let plan = Plan { connections, streams: p.streams, stop, rate: p.rate.map(|r| share.of_rate(r)) };
+    let target = Target { host: job.target.host.clone(), port: job.target.port, tls: job.target.tls };
+    engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
+    let Some(start_at) = barrier(&json!({}))? else { return Ok(None) };
+    let at = UNIX_EPOCH + Duration::from_secs_f64(start_at);
+    if let Ok(wait) = at.duration_since(SystemTime::now()) {
+        std::thread::sleep(wait);
+    }
+    let cpu_before = machine::own_cpu_s();
+    let r = {
+        let _alive = heartbeat();
+        engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?
+    };
+    let cpu_s = machine::own_cpu_s() - cpu_before;
+    let meta = WorkerMeta { share, url: &scenario.id, driver: &scenario.driver, cpus: engine.threads };
+    merge::record(&meta, &r, cpu_s).map(Some)
+}
+
+/// Says "alive" to the coordinator every `HEARTBEAT` until dropped.
+struct Heartbeat {
+    stop: Option<std::sync::mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Heartbeat {
+    fn start(client: reqwest::blocking::Client, url: String) -> Heartbeat {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(HEARTBEAT) {
+                // A missed beat is noticed by the coordinator only after its timeout (15 s or more).
+                let _ = client.post(&url).send();
+            }
+        });
+        Heartbeat { stop: Some(stop), thread: Some(thread) }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
