@@ -133,6 +133,11 @@ impl Supervisor {
 
 impl Launcher for Supervisor {
     fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        let listen = match (&self.listen, &spec.host) {
+            (None, _) => None,
+            (Some(address), Some(flag)) => Some([flag.clone(), address.clone()]),
+            (Some(_), None) => return Err(SupervisorError::LoopbackOnly { subject: name.into() }),
+        };
         let mut ports = BTreeMap::new();
         for port_name in spec.ports.keys() {
             let port = match spec.fixed_ports.get(port_name) {
@@ -166,9 +171,8 @@ impl Launcher for Supervisor {
         for (port_name, flag) in &spec.ports {
             cmd.arg(flag).arg(ports[port_name].to_string());
         }
-        if let Some(address) = &self.listen {
-            let flag = spec.host.as_ref().ok_or_else(|| SupervisorError::LoopbackOnly { subject: name.into() })?;
-            cmd.arg(flag).arg(address);
+        if let Some(listen) = &listen {
+            cmd.args(listen);
         }
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
         tie_to_runner(&mut cmd, &self.cpus);
@@ -559,6 +563,7 @@ mod tests {
             needs: vec![],
             workdir: None,
             ports: [("plain".to_string(), "--port".to_string())].into(),
+            host: None,
             fixed_ports: BTreeMap::new(),
             env: BTreeMap::new(),
             health: Health { port: "plain".into(), path: "/health".into() },
@@ -585,6 +590,22 @@ mod tests {
         let err = s.start("db", &sp).err().unwrap().to_string();
         assert!(err.starts_with("subject `db`: setup `sh -c echo no space left >&2; exit 1` failed"), "{err}");
         assert!(err.contains("no space left"), "{err}");
+    }
+
+    #[test]
+    fn subjects_listen_beyond_loopback_only_by_their_host_flag() {
+        let (_d, mut s) = supervisor();
+        s.listen = Some("0.0.0.0".into());
+        // The script echoes its arguments and exits, so the error shows what it was given.
+        let mut sp = spec(&["sh", "-c", "echo \"args: $*\" >&2; exit 3", "subject"]);
+        let err = s.start("x", &sp).err().unwrap().to_string();
+        assert!(err.starts_with("subject `x` listens on loopback only"), "{err}");
+        sp.host = Some("--host".into());
+        let err = s.start("x", &sp).err().unwrap().to_string();
+        assert!(err.contains("--host 0.0.0.0"), "{err}");
+        s.listen = None;
+        let err = s.start("x", &sp).err().unwrap().to_string();
+        assert!(!err.contains("--host"), "loopback by default: {err}");
     }
 
     #[test]
