@@ -149,6 +149,27 @@ pub struct ScenarioSummary {
     pub net_bound: bool,
     /// A thread group's steps, by label, over the ok repeats (empty for other rows).
     pub steps: Vec<StepSummary>,
+    /// Rows loaded by several workers: each worker's share over the ok repeats (empty else).
+    pub workers: Vec<WorkerSummary>,
+    /// The largest start skew between workers of any ok repeat, in milliseconds.
+    pub worker_skew_ms: Option<f64>,
+}
+
+/// One worker's share of a scenario's repeats: counts summed, the rest the median of the
+/// repeats' (a row of few connections may have used fewer workers in some repeats: none do).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorkerSummary {
+    /// `i/N`.
+    pub worker: String,
+    pub host: String,
+    pub requests: u64,
+    pub errors: u64,
+    pub rps: f64,
+    pub p99_us: Option<f64>,
+    pub cpu_s: f64,
+    pub cpus: u32,
+    /// Saturated its CPUs in some repeat.
+    pub bound: bool,
 }
 
 /// One step of a thread group over a scenario's repeats: counts summed, latencies the median of
@@ -303,7 +324,46 @@ impl ScenarioSummary {
                 })
                 .collect()
         });
+        let mut workers: Vec<WorkerSummary> = Vec::new();
+        for facts in ok.iter().filter_map(|m| m.metrics.workers.as_ref()) {
+            for f in facts {
+                let at = match workers.iter().position(|w| w.worker == f.worker) {
+                    Some(i) => i,
+                    None => {
+                        workers.push(WorkerSummary {
+                            worker: f.worker.clone(),
+                            host: f.host.clone(),
+                            requests: 0,
+                            errors: 0,
+                            rps: 0.0,
+                            p99_us: None,
+                            cpu_s: 0.0,
+                            cpus: f.cpus,
+                            bound: false,
+                        });
+                        workers.len() - 1
+                    }
+                };
+                let w = &mut workers[at];
+                w.requests += f.requests;
+                w.errors += f.errors;
+                w.bound |= f.bound;
+            }
+        }
+        for w in &mut workers {
+            let of_repeats: Vec<&crate::schema::WorkerFacts> =
+                ok.iter().filter_map(|m| m.metrics.workers.as_ref()?.iter().find(|f| f.worker == w.worker)).collect();
+            let median = |f: &dyn Fn(&crate::schema::WorkerFacts) -> Option<f64>| {
+                Summary::of_measured(&of_repeats.iter().filter_map(|s| f(s)).collect::<Vec<_>>()).map(|s| s.median)
+            };
+            w.rps = median(&|f| Some(f.rps)).unwrap_or(0.0);
+            w.p99_us = median(&|f| f.p99_us.map(|v| v as f64));
+            w.cpu_s = median(&|f| Some(f.cpu_s)).unwrap_or(0.0);
+        }
+        let worker_skew_ms = ok.iter().filter_map(|m| m.metrics.worker_skew_ms).reduce(f64::max);
         ScenarioSummary {
+            workers,
+            worker_skew_ms,
             steps,
             scenario: first.scenario.clone(),
             subject: first.subject.clone(),

@@ -240,6 +240,7 @@ pub fn sections(summaries: &[&ScenarioSummary], run: &Run) -> Vec<Section> {
     }
     let mut out = vec![headline_section(&rows, run), scenarios_section(&rows, run)];
     out.extend(steps_section(&rows));
+    out.extend(workers_section(&rows));
     out.push(charts_section(&rows));
     out
 }
@@ -455,6 +456,88 @@ fn steps_section(rows: &[Row]) -> Option<Section> {
             ]);
         }
     }
+    s.csv.push(csv);
+    Some(s)
+}
+
+/// Rows loaded by several workers (`wirebench run --workers N`): each worker's share beside the
+/// row, whose own numbers are the workers' added up (latency over every worker's samples).
+fn workers_section(rows: &[Row]) -> Option<Section> {
+    let shared: Vec<&Row> = rows.iter().filter(|r| !r.summary.workers.is_empty()).collect();
+    if shared.is_empty() {
+        return None;
+    }
+    let mut s = Section::new("workers", "Workers: each one's share");
+    s.para(
+        Para::Lede,
+        "Each row's load came from several workers that started together; the row's counts are their sum and its \
+         latency percentiles are over every worker's samples (their histograms added), not an average of theirs. \
+         Requests over all repeats; the rest the median of the repeats'. A saturated worker used 90 % or more of its \
+         CPUs' time and may have set the pace.",
+    );
+    let columns = vec![
+        Column::text("Scenario"),
+        Column::text("Worker"),
+        Column::text("Host"),
+        Column::num("Requests"),
+        Column::num("req/s"),
+        Column::num("p99"),
+        Column::num("CPU s"),
+        Column::text("Saturated"),
+    ];
+    let mut csv = Csv {
+        name: "workers.csv",
+        header: vec![
+            "scenario",
+            "worker",
+            "host",
+            "requests",
+            "errors",
+            "rps",
+            "p99_us",
+            "cpu_s",
+            "cpus",
+            "saturated",
+            "skew_ms",
+        ],
+        lines: Vec::new(),
+    };
+    let mut table_rows = Vec::new();
+    for r in shared {
+        let sm = r.summary;
+        for (i, w) in sm.workers.iter().enumerate() {
+            table_rows.push(TableRow {
+                scenario: (i == 0).then(|| sm.scenario.clone()),
+                cells: vec![
+                    Cell::new(if i == 0 { sm.scenario.as_str() } else { "" }),
+                    Cell::new(w.worker.as_str()),
+                    Cell::new(w.host.as_str()),
+                    Cell::new(numbers::thousands(w.requests as f64)),
+                    Cell::new(numbers::number(w.rps)),
+                    Cell::new(w.p99_us.map_or(NONE.to_string(), numbers::latency_us)),
+                    Cell::new(format!("{:.3}", w.cpu_s)),
+                    Cell::new(if w.bound { "yes" } else { "" }),
+                ],
+                ..TableRow::default()
+            });
+            csv.lines.push(vec![
+                sm.scenario.clone(),
+                w.worker.clone(),
+                w.host.clone(),
+                w.requests.to_string(),
+                w.errors.to_string(),
+                raw(Some(w.rps)),
+                raw(w.p99_us),
+                raw(Some(w.cpu_s)),
+                w.cpus.to_string(),
+                w.bound.to_string(),
+                raw(sm.worker_skew_ms),
+            ]);
+        }
+    }
+    s.push(Block::Table(Table { dense: true, ..Table::new("workers", columns, table_rows) }));
+    let worst = rows.iter().filter_map(|r| r.summary.worker_skew_ms).reduce(f64::max).unwrap_or(0.0);
+    s.para(Para::Small, format!("The workers of a repeat started at most {worst:.1} ms apart."));
     s.csv.push(csv);
     Some(s)
 }

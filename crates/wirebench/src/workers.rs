@@ -218,7 +218,8 @@ impl Coordinator {
             results: Condvar::new(),
             changed: tokio::sync::watch::channel(0).0,
         });
-        let listener = std::net::TcpListener::bind(listen).with_context(|| format!("--listen {listen}: cannot bind"))?;
+        let listener =
+            std::net::TcpListener::bind(listen).with_context(|| format!("--listen {listen}: cannot bind"))?;
         listener.set_nonblocking(true)?;
         let app = Router::new()
             .route("/v1/job", get(job))

@@ -102,3 +102,112 @@ fn worker_settings_are_checked_before_any_load() {
     );
     one_line_error(&wirebench(&["load", "http://127.0.0.1:1/", "--start-at", "soon"]), "--start-at `soon`");
 }
+
+/// A port nothing listens on now, for a coordinator.
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// `wirebench run SUITE --only ONLY --profile smoke`, its load sent by `workers` `wirebench worker`
+/// processes (none: by the run itself): every row, and the workers' outputs.
+fn run_rows(suite: &str, only: &str, workers: u32) -> (Vec<serde_json::Value>, String, Vec<Output>) {
+    let out_base = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let coordinator = format!("http://127.0.0.1:{port}");
+    // Started first, they keep asking until the run serves them.
+    let spawned: Vec<Child> = (0..workers)
+        .map(|i| {
+            Command::new(WIREBENCH)
+                .args([
+                    "worker",
+                    "--coordinator",
+                    &coordinator,
+                    "--worker",
+                    &format!("{i}/{workers}"),
+                    "--threads",
+                    "1",
+                ])
+                .current_dir(common::workspace())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut cmd = Command::new(WIREBENCH);
+    cmd.args(["run", suite, "--profile", "smoke", "--no-build", "--only", only, "--out"]).arg(out_base.path());
+    if workers > 0 {
+        cmd.args(["--workers", &workers.to_string(), "--listen", &format!("127.0.0.1:{port}")]);
+    }
+    let out = cmd.current_dir(common::workspace()).stdin(Stdio::null()).output().unwrap();
+    let outputs: Vec<Output> = spawned.into_iter().map(|w| w.wait_with_output().unwrap()).collect();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    let html = PathBuf::from(String::from_utf8_lossy(&out.stdout).lines().last().unwrap_or_default());
+    let dir = html.parent().unwrap();
+    let rows = std::fs::read_to_string(dir.join("measurements.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let workers_csv = std::fs::read_to_string(dir.join("workers.csv")).unwrap_or_default();
+    (rows, workers_csv, outputs)
+}
+
+#[test]
+fn a_suite_run_by_two_workers_is_their_loads_added_up() {
+    let (rows, csv, workers) = run_rows("smoke", "rest-h1-*", 2);
+    let (alone, _, _) = run_rows("smoke", "rest-h1-*", 0);
+    for w in &workers {
+        let stderr = String::from_utf8_lossy(&w.stderr);
+        assert!(w.status.success() && stderr.contains("the run is over"), "{stderr}");
+    }
+    assert!(rows.len() >= 5, "every rest-h1-* row of the smoke suite: {}", rows.len());
+    for (row, one) in rows.iter().zip(&alone) {
+        let id = &row["scenario"];
+        assert_eq!(row["status"], "ok", "{id}: {}", row["error"]);
+        assert_eq!(id, &one["scenario"]);
+        let m = &row["metrics"];
+        let shares = m["workers"].as_array().unwrap_or_else(|| panic!("{id}: no workers"));
+        let names: Vec<&str> = shares.iter().map(|w| w["worker"].as_str().unwrap()).collect();
+        assert_eq!(names, ["0/2", "1/2"], "{id}");
+        let sum = |k: &str| shares.iter().map(|w| w[k].as_u64().unwrap()).sum::<u64>();
+        assert_eq!(m["requests"].as_u64(), Some(sum("requests")), "{id}: the row is its workers' sum");
+        // The same total load as one process sends: the same requests, answered byte for byte
+        // (over TLS a handshake's ECDSA signature varies by a few bytes).
+        assert_eq!(m["requests"], one["metrics"]["requests"], "{id}");
+        if row["params"]["tls"] == false {
+            assert_eq!(m["bytes_received"], one["metrics"]["bytes_received"], "{id}");
+        }
+        let cpu: f64 = shares.iter().map(|w| w["cpu_s"].as_f64().unwrap()).sum();
+        assert!((m["instrument_cpu_s"].as_f64().unwrap() - cpu).abs() < 1e-9, "{id}: the workers' CPU");
+        assert!(one["metrics"].get("workers").is_none(), "{id}: one process has no workers");
+    }
+    // The report's table: a line per worker of each row.
+    assert_eq!(csv.lines().count(), 1 + 2 * rows.len(), "{csv}");
+}
+
+#[test]
+fn thread_groups_split_their_users_over_workers() {
+    let (rows, _, _) = run_rows("restcache", "g3-u100-rust-sqlite", 2);
+    let m = &rows[0]["metrics"];
+    assert_eq!(rows[0]["status"], "ok", "{}", rows[0]["error"]);
+    let shares = m["workers"].as_array().unwrap();
+    assert_eq!(shares.len(), 2);
+    let steps = m["steps"].as_array().unwrap();
+    let step_requests: u64 = steps.iter().map(|s| s["requests"].as_u64().unwrap()).sum();
+    let worker_requests: u64 = shares.iter().map(|w| w["requests"].as_u64().unwrap()).sum();
+    assert_eq!(step_requests, worker_requests, "every step's samples come from the workers");
+    assert!(m["iterations"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn a_worker_that_cannot_take_part_says_why_in_one_line() {
+    let out = wirebench(&["worker", "--coordinator", "ftp://127.0.0.1:1", "--worker", "0/1"]);
+    one_line_error(&out, "expected http://HOST:PORT");
+    let unreachable = format!("http://127.0.0.1:{}", free_port());
+    let out = wirebench(&["worker", "--coordinator", &unreachable, "--worker", "0/1", "--connect-timeout", "0.5"]);
+    one_line_error(&out, &unreachable);
+    let out = wirebench(&["run", "smoke", "--workers", "2", "--worker-timeout", "5", "--no-build"]);
+    one_line_error(&out, "--worker-timeout must be 15 seconds or more");
+}

@@ -404,6 +404,8 @@ mod tests {
             instrument_bound: false,
             net_bound: false,
             steps: vec![],
+            workers: vec![],
+            worker_skew_ms: None,
             lab: "parse".into(),
             transport: None,
             net: None,

@@ -243,6 +243,8 @@ mod tests {
             instrument_bound: false,
             net_bound: false,
             steps: vec![],
+            workers: vec![],
+            worker_skew_ms: None,
             lab: "protocols".into(),
             transport: Some(transport.into()),
             net: net.map(Into::into),

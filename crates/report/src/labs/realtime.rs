@@ -810,6 +810,8 @@ mod tests {
             instrument_bound: false,
             net_bound: false,
             steps: vec![],
+            workers: vec![],
+            worker_skew_ms: None,
             lab: "realtime".into(),
             transport: None,
             net: None,
