@@ -14,6 +14,8 @@ func main() {
 	o := Options{}
 	out := flag.String("out", "rendered", "directory for the manifests")
 	lead := flag.Duration("lead", 2*time.Minute, "the workers start measuring this long after rendering (time to schedule and pull)")
+	flag.StringVar(&o.Suite, "suite", "", "run this suite of the image, every row's load from the workers (instead of loading -url)")
+	flag.StringVar(&o.Profile, "profile", "quick", "with -suite: the suite's profile")
 	flag.StringVar(&o.Image, "image", "", "image with wirebench and the subject (deploy/Containerfile)")
 	flag.StringVar(&o.URL, "url", "http://wirebench-subject:8080/payload/1024", "what the workers load")
 	flag.IntVar(&o.Workers, "workers", 2, "workers (pods of the Indexed Job)")
@@ -40,5 +42,9 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	fmt.Printf("%s: %d workers start at %s (run %s)\n", *out, o.Workers, o.StartAt.UTC().Format(time.RFC3339), o.RunID)
+	if o.Suite != "" {
+		fmt.Printf("%s: suite %s (%s) loaded by %d workers (run %s)\n", *out, o.Suite, o.Profile, o.Workers, o.RunID)
+	} else {
+		fmt.Printf("%s: %d workers start at %s (run %s)\n", *out, o.Workers, o.StartAt.UTC().Format(time.RFC3339), o.RunID)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
 	"strings"
 	"text/template"
@@ -21,11 +22,15 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed templates/*.yaml
+//go:embed templates/*.yaml templates/load/*.yaml templates/suite/*.yaml
 var templates embed.FS
 
 // Options are what a run sets; Render fills the rest.
 type Options struct {
+	// Suite, when set, runs that suite of the image with every row's load from the workers
+	// (templates/suite); else the workers load one URL for a duration (templates/load).
+	Suite        string
+	Profile      string
 	Image        string
 	URL          string
 	Workers      int
@@ -47,28 +52,48 @@ type values struct {
 
 // Check refuses options no cluster run can use, each with the flag to change.
 func (o Options) Check() error {
+	if errs := validation.IsDNS1123Label(o.RunID); len(errs) > 0 {
+		return fmt.Errorf("-run-id %q: %s", o.RunID, strings.Join(errs, "; "))
+	}
 	switch {
 	case o.Workers < 1:
 		return fmt.Errorf("-workers %d: at least 1", o.Workers)
+	case o.Image == "":
+		return errors.New("-image: the image with wirebench in it (deploy/Containerfile)")
+	}
+	if o.Suite != "" {
+		// The run's command passes them to the shell unquoted.
+		for flag, v := range map[string]string{"-suite": o.Suite, "-profile": o.Profile} {
+			if v == "" || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+				return fmt.Errorf("%s %q: a name of lower-case letters, digits, - and _", flag, v)
+			}
+		}
+		return nil
+	}
+	switch {
 	case o.Connections < o.Workers:
 		return fmt.Errorf("-connections %d: at least one per worker (%d)", o.Connections, o.Workers)
 	case o.DurationS <= 0:
 		return fmt.Errorf("-duration %g: must be positive", o.DurationS)
-	case o.Image == "":
-		return errors.New("-image: the image with wirebench in it (deploy/Containerfile)")
 	case o.URL == "":
 		return errors.New("-url: the service to load, as the workers reach it")
 	case strings.ContainsAny(o.URL, "'\n"):
 		// The workers' command quotes it for the shell in single quotes.
 		return fmt.Errorf("-url %q: a quote or a line break cannot be passed to the workers", o.URL)
 	}
-	if errs := validation.IsDNS1123Label(o.RunID); len(errs) > 0 {
-		return fmt.Errorf("-run-id %q: %s", o.RunID, strings.Join(errs, "; "))
-	}
 	return nil
 }
 
-// Render returns the manifests, one file each (results, subject, workers, merge), validated.
+// mode is the templates' folder beside the shared ones.
+func (o Options) mode() string {
+	if o.Suite != "" {
+		return "suite"
+	}
+	return "load"
+}
+
+// Render returns the manifests, one file each, validated: results, subject, workers and merge
+// for a load; results, suite, workers and reader for a suite.
 func Render(o Options) (map[string]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -77,24 +102,33 @@ func Render(o Options) (map[string]string, error) {
 	for i := 0; i < o.Workers; i++ {
 		v.WorkerDirs = append(v.WorkerDirs, fmt.Sprintf("/results/%s/w%d", o.RunID, i))
 	}
-	names, err := templates.ReadDir("templates")
-	if err != nil {
-		return nil, err
+	var paths []string
+	for _, dir := range []string{"templates", "templates/" + o.mode()} {
+		names, err := templates.ReadDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range names {
+			if !n.IsDir() {
+				paths = append(paths, dir+"/"+n.Name())
+			}
+		}
 	}
 	out := map[string]string{}
-	for _, n := range names {
-		t, err := template.New(n.Name()).Option("missingkey=error").ParseFS(templates, "templates/"+n.Name())
+	for _, p := range paths {
+		n := path.Base(p)
+		t, err := template.New(n).Option("missingkey=error").ParseFS(templates, p)
 		if err != nil {
 			return nil, err
 		}
 		var b bytes.Buffer
 		if err := t.Execute(&b, v); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Name(), err)
+			return nil, fmt.Errorf("%s: %w", n, err)
 		}
 		if err := Validate(b.String(), o); err != nil {
-			return nil, fmt.Errorf("%s: %w", n.Name(), err)
+			return nil, fmt.Errorf("%s: %w", n, err)
 		}
-		out[n.Name()] = b.String()
+		out[n] = b.String()
 	}
 	return out, nil
 }
@@ -148,6 +182,11 @@ func Validate(text string, o Options) error {
 			var p corev1.PersistentVolumeClaim
 			if err = yaml.UnmarshalStrict([]byte(doc), &p); err == nil && !hasMode(p.Spec.AccessModes, corev1.ReadWriteMany) {
 				err = errors.New("the results volume must be ReadWriteMany: every worker's node writes to it")
+			}
+		case "v1 Pod":
+			var p corev1.Pod
+			if err = yaml.UnmarshalStrict([]byte(doc), &p); err == nil {
+				err = checkName(p.Name)
 			}
 		case "batch/v1 Job":
 			var j batchv1.Job
@@ -216,10 +255,31 @@ func checkJob(j *batchv1.Job, o Options) error {
 			a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchLabels["app.kubernetes.io/name"] != "wirebench-subject" {
 			return errors.New("the workers must keep off the subject's node (required pod anti-affinity)")
 		}
-		for _, want := range []string{"--worker \"$JOB_COMPLETION_INDEX/" + fmt.Sprint(o.Workers) + "\"", "--start-at ", "--out "} {
+		wants := []string{"--worker \"$JOB_COMPLETION_INDEX/" + fmt.Sprint(o.Workers) + "\"", "--start-at ", "--out "}
+		if o.Suite != "" {
+			wants = []string{"wirebench worker ", "--worker \"$JOB_COMPLETION_INDEX/" + fmt.Sprint(o.Workers) + "\"", "--coordinator http://wirebench-coordinator:7070"}
+		}
+		for _, want := range wants {
 			if !strings.Contains(command, want) {
 				return fmt.Errorf("the worker's command lacks %s: %s", want, command)
 			}
+		}
+	}
+	if j.Labels["app.kubernetes.io/name"] == "wirebench-suite" {
+		if j.Spec.Template.Labels["app.kubernetes.io/name"] != "wirebench-subject" {
+			return errors.New("the suite's pod must carry the subject's label: the workers keep off its node, the coordinator's Service selects it")
+		}
+		for _, want := range []string{"--workers " + fmt.Sprint(o.Workers) + " ", "--advertise \"$POD_IP\"", "--listen 0.0.0.0:7070"} {
+			if !strings.Contains(command, want) {
+				return fmt.Errorf("the suite's command lacks %s: %s", want, command)
+			}
+		}
+		ip := false
+		for _, e := range c[0].Env {
+			ip = ip || (e.Name == "POD_IP" && e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "status.podIP")
+		}
+		if !ip {
+			return errors.New("the suite needs POD_IP from status.podIP: the workers load the subjects at the pod's address")
 		}
 	}
 	if j.Labels["app.kubernetes.io/name"] == "wirebench-merge" {

@@ -64,12 +64,53 @@ func TestValidateRefusesWhatAClusterWould(t *testing.T) {
 	}
 }
 
+// A suite's run: the suite's pod serves the workers and carries the subject's label; the workers
+// take their loads from it; the reader mounts the results.
+func TestSuiteManifestsAreValidForEveryWorkerCount(t *testing.T) {
+	for _, n := range []int{1, 4, 16} {
+		o := options(n)
+		o.Suite, o.Profile = "protocols", "quick"
+		files, err := Render(o)
+		if err != nil {
+			t.Fatalf("%d workers: %v", n, err)
+		}
+		for _, name := range []string{"results.yaml", "suite.yaml", "workers.yaml", "reader.yaml"} {
+			if files[name] == "" {
+				t.Fatalf("%d workers: no %s (have %d files)", n, name, len(files))
+			}
+		}
+		if len(files) != 4 {
+			t.Fatalf("%d workers: %d files", n, len(files))
+		}
+		if !strings.Contains(files["suite.yaml"], "wirebench run protocols --profile quick") {
+			t.Errorf("%d workers: suite.yaml runs another suite", n)
+		}
+		w := files["workers.yaml"]
+		if strings.Contains(w, "--start-at") || !strings.Contains(w, "completions: "+strconv.Itoa(n)) {
+			t.Errorf("%d workers: workers.yaml is not the suite's", n)
+		}
+		broken := map[string]string{
+			"no pod address":         strings.Replace(files["suite.yaml"], "fieldPath: status.podIP", "fieldPath: status.hostIP", 1),
+			"another worker count":   strings.Replace(files["suite.yaml"], "--workers "+strconv.Itoa(n), "--workers 99", 1),
+			"a worker loading a URL": strings.Replace(w, "wirebench worker --coordinator", "wirebench load --coordinator", 1),
+			"a misspelt reader":      strings.Replace(files["reader.yaml"], "restartPolicy:", "restartPolicyy:", 1),
+		}
+		for name, text := range broken {
+			if err := Validate(text, o); err == nil {
+				t.Errorf("%d workers: %s was accepted", n, name)
+			}
+		}
+	}
+}
+
 func TestOptionsAreCheckedFirst(t *testing.T) {
 	for name, o := range map[string]Options{
-		"no workers":            func() Options { o := options(1); o.Workers = 0; return o }(),
-		"fewer connections":     func() Options { o := options(16); o.Connections = 8; return o }(),
-		"no image":              func() Options { o := options(1); o.Image = ""; return o }(),
-		"a run id with a space": func() Options { o := options(1); o.RunID = "a b"; return o }(),
+		"no workers":               func() Options { o := options(1); o.Workers = 0; return o }(),
+		"fewer connections":        func() Options { o := options(16); o.Connections = 8; return o }(),
+		"no image":                 func() Options { o := options(1); o.Image = ""; return o }(),
+		"a run id with a space":    func() Options { o := options(1); o.RunID = "a b"; return o }(),
+		"a suite the shell splits": func() Options { o := options(1); o.Suite, o.Profile = "protocols; rm", "quick"; return o }(),
+		"a suite without profile":  func() Options { o := options(1); o.Suite = "protocols"; return o }(),
 	} {
 		if _, err := Render(o); err == nil {
 			t.Errorf("%s was rendered", name)
