@@ -114,11 +114,17 @@ fn run_rows(suite: &str, only: &str, workers: u32) -> (Vec<serde_json::Value>, S
     let out_base = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
     let coordinator = format!("http://127.0.0.1:{port}");
-    // Started first, they keep asking until the run serves them.
+    // Started first, they keep asking until the run serves them; on the CPUs the run leaves to
+    // the load (its default split gives the subject the first half).
+    let cpus = wirebench_core::machine::cpu_sets(None).unwrap().load;
+    let cpus = if cpus.is_empty() { "0".to_string() } else { format!("{}-{}", cpus[0], cpus[cpus.len() - 1]) };
     let spawned: Vec<Child> = (0..workers)
         .map(|i| {
-            Command::new(WIREBENCH)
+            Command::new("taskset")
                 .args([
+                    "-c",
+                    &cpus,
+                    WIREBENCH,
                     "worker",
                     "--coordinator",
                     &coordinator,
