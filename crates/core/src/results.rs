@@ -199,6 +199,8 @@ pub const SUMMARY_METRICS: &[&str] = &[
     "p99_us",
     "p999_us",
     "max_us",
+    "tail_ratio",
+    "rps_cv",
     "uncorrected_p50_us",
     "uncorrected_p99_us",
     "errors",
@@ -254,6 +256,9 @@ pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
         "p99_us" => lat.map(|l| l.p99 as f64),
         "p999_us" => lat.map(|l| l.p999 as f64),
         "max_us" => lat.map(|l| l.max as f64),
+        // How uneven the answers' times were: the slowest 1 % against the median.
+        "tail_ratio" => lat.filter(|l| l.p50 > 0).map(|l| l.p99 as f64 / l.p50 as f64),
+        "rps_cv" => x.rps_cv,
         "errors" => x.errors.map(|v| v as f64),
         "duration_s" => x.duration_s,
         "cpu_s" => x.cpu_s,

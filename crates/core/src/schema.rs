@@ -151,6 +151,11 @@ pub struct Metrics {
     /// was slower than its settings, so the row measures the forwarder as much as the subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_bound: Option<bool>,
+    /// How steady the throughput was: the coefficient of variation (standard deviation ÷ mean)
+    /// of the answers in each whole second of the measurement (a group's completed iterations);
+    /// absent for loads under 3 whole seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rps_cv: Option<f64>,
     /// Rows loaded by several workers (`wirebench run --workers N`): each worker's share, in
     /// worker order. The row's counters are their sums and its latency their histograms added.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -613,6 +613,8 @@ pub const CLAIM_METRICS: &[&str] = &[
     "mean_us",
     "p50_us",
     "p99_us",
+    "tail_ratio",
+    "rps_cv",
     "duration_s",
     "cpu_s",
     "rss_kb",
@@ -1412,8 +1414,13 @@ mod tests {
             }
             assert_eq!((&now.profiles, &now.default_profile), (&then.profiles, &then.default_profile), "{name}");
             for (id, subject) in &then.subjects {
-                // How a subject is built may change (decision 0021); what runs may not.
-                let now = now.subjects.get(id).map(|s| SubjectSpec { build: subject.build.clone(), ..s.clone() });
+                // How a subject is built may change (decision 0021), and the flag that makes it
+                // listen beyond loopback for workers elsewhere (unused otherwise); what runs may not.
+                let now = now.subjects.get(id).map(|s| SubjectSpec {
+                    build: subject.build.clone(),
+                    host: subject.host.clone(),
+                    ..s.clone()
+                });
                 assert_eq!(now.as_ref(), Some(subject), "{name}: subject `{id}` changed");
             }
         }

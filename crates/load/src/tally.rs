@@ -7,6 +7,7 @@ use std::time::Instant;
 use hdrhistogram::Histogram;
 
 use crate::error::LoadError;
+use wirebench_core::runner::TICK;
 
 #[derive(Default)]
 pub(crate) struct Tally {
@@ -18,9 +19,20 @@ pub(crate) struct Tally {
     pub(crate) iterations: u64,
     /// Per step of a script: (right answers, errors).
     pub(crate) steps: Vec<(u64, u64)>,
+    /// Right answers (a script's completed iterations) in each tick (`runner::TICK`) from the start.
+    pub(crate) per_tick: Vec<u64>,
 }
 
 impl Tally {
+    /// Counts one right answer (or completed iteration) at `done`, `start` being the load's start.
+    pub(crate) fn count_tick(&mut self, start: Instant, done: Instant) {
+        let tick = (done.saturating_duration_since(start).as_nanos() / TICK.as_nanos()) as usize;
+        if self.per_tick.len() <= tick {
+            self.per_tick.resize(tick + 1, 0);
+        }
+        self.per_tick[tick] += 1;
+    }
+
     /// An empty tally for a script of `steps` steps.
     pub(crate) fn for_steps(steps: usize) -> Tally {
         Tally { steps: vec![(0, 0); steps], ..Tally::default() }

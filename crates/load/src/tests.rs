@@ -444,6 +444,7 @@ fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
         let plan = Plan { connections: 3, streams, stop: Stop::Requests(300), rate: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.errors), (300, 0), "{label}");
+        assert_eq!(r.per_tick.iter().sum::<u64>(), 300, "{label}: every answer in its tick");
         // Every call sends something: an HTTP request, a gRPC frame, a masked WebSocket frame (6+ bytes).
         assert!(r.bytes_received > 300 * 1024 && r.bytes_sent > 300 * 6, "{label}: {r:?}");
         assert!(r.latency.min >= 1 && r.latency.p50 <= r.latency.p99 && r.latency.p99 <= r.latency.max, "{label}");

@@ -103,6 +103,7 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     let mut end = start;
     for r in results {
         let r = r?;
+        add_ticks(&mut out.per_tick, &r.tally.per_tick);
         all.add(&r.histograms)?;
         for (total, (ok, errors)) in steps.iter_mut().zip(&r.tally.steps) {
             total.0 += ok;
@@ -131,6 +132,16 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         .map(|((label, (requests, errors)), h)| StepMetrics { label, requests, errors, latency_us: latency(h) })
         .collect();
     Ok(out)
+}
+
+/// Adds `other`'s per-second counts to `total`, second by second.
+pub fn add_ticks(total: &mut Vec<u64>, other: &[u64]) {
+    if total.len() < other.len() {
+        total.resize(other.len(), 0);
+    }
+    for (t, o) in total.iter_mut().zip(other) {
+        *t += o;
+    }
 }
 
 /// A histogram's summary as rows record it: min, percentiles, max, mean and the curve.
@@ -294,6 +305,7 @@ async fn calls(
             Ok(Ok(Done::Iteration(completed))) => {
                 if completed {
                     t.iterations += 1;
+                    t.count_tick(start, done);
                     job.live.fetch_add(1, Ordering::Relaxed);
                 }
                 None
@@ -302,6 +314,7 @@ async fn calls(
                 let wrong = mismatch(&reply, &job.expect);
                 if wrong.is_none() {
                     t.requests += 1;
+                    t.count_tick(start, done);
                     t.messages += reply.messages;
                     job.live.fetch_add(1, Ordering::Relaxed);
                     let us = (done - sent_at).as_micros() as u64;

@@ -49,6 +49,7 @@ pub struct Worker {
     rate: bool,
     iterations: Option<u64>,
     steps: Vec<(String, u64, u64)>,
+    per_tick: Vec<u64>,
     first_error: Option<String>,
     /// Its histograms by tag, read once from `latency.hlog`.
     histograms: Vec<(String, hlog::Histogram<u64>)>,
@@ -77,6 +78,7 @@ pub fn record(meta: &WorkerMeta, r: &LoadResult, cpu_s: f64) -> anyhow::Result<(
         "iterations": r.iterations,
         "steps": r.steps.iter().map(|s| json!({"label": s.label, "requests": s.requests, "errors": s.errors})).collect::<Vec<_>>(),
         "first_error": r.first_error,
+        "per_tick": r.per_tick,
     });
     let log = r.latency_log.clone().context("the load kept no histograms")?;
     Ok((record, log))
@@ -154,6 +156,10 @@ impl Worker {
             rate: v["open_model"].as_bool().unwrap_or(false),
             iterations: v["iterations"].as_u64(),
             steps,
+            per_tick: v["per_tick"]
+                .as_array()
+                .map(|a| a.iter().filter_map(serde_json::Value::as_u64).collect())
+                .unwrap_or_default(),
             first_error: v["first_error"].as_str().map(String::from),
             histograms,
         })
@@ -234,6 +240,11 @@ fn merged(workers: &[Worker], w: &Windows) -> anyhow::Result<LoadResult> {
         remote_cpu_s: Some(workers.iter().map(|w| w.cpu_s).sum()),
         workers: workers.iter().map(Worker::facts).collect(),
         worker_skew_ms: Some(w.skew_s * 1e3),
+        // Tick by tick from each worker's own start: they started within milliseconds.
+        per_tick: workers.iter().fold(Vec::new(), |mut all, w| {
+            wirebench_load::worker::add_ticks(&mut all, &w.per_tick);
+            all
+        }),
     })
 }
 
@@ -351,6 +362,7 @@ mod tests {
             rate: false,
             iterations: None,
             steps: vec![],
+            per_tick: vec![],
             first_error: None,
             histograms: vec![],
         }

@@ -638,3 +638,20 @@ fn a_sequential_run_stops_at_its_limits_and_names_what_stayed_undecided() {
     assert_eq!((seq.stopped, seq.rounds.len()), (SequentialStop::Budget, 0));
     assert_eq!(repeats_of(&results, "a"), [1, 2, 3]);
 }
+
+#[test]
+fn steadiness_is_the_variation_of_whole_ticks_after_the_ramp_up() {
+    // Ten ticks alternating 50 and 150: mean 100, sample standard deviation 50·√(10/9).
+    let wave: Vec<u64> = (0..10).map(|i| if i % 2 == 0 { 50 } else { 150 }).collect();
+    let cv = steadiness(&wave, 1.0, 0.0).unwrap();
+    assert!((cv - 0.5 * (10.0f64 / 9.0).sqrt()).abs() < 1e-12, "{cv}");
+    // The partial last tick (the 7) and the ramp-up's ticks (the 1s) are left out.
+    let mut ramped = vec![1, 1, 1];
+    ramped.extend([100; 10]);
+    ramped.push(7);
+    assert_eq!(steadiness(&ramped, 1.34, 0.25), Some(0.0));
+    // Under ten whole ticks after the ramp-up say too little about variation.
+    assert_eq!(steadiness(&[100; 12], 1.2, 0.3), None);
+    // A load that answered nothing has no variation to speak of.
+    assert_eq!(steadiness(&[0; 10], 1.0, 0.0), None);
+}
