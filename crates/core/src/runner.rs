@@ -24,7 +24,7 @@ use wirebench_link::{Link, LinkStats, NetSpec};
 pub const MAX_ERROR_RATE: f64 = 0.01;
 
 /// Where the load goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Target {
     pub host: String,
     pub port: u16,
@@ -32,14 +32,15 @@ pub struct Target {
 }
 
 /// When a load stops.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Stop {
     Requests(u64),
     Duration(Duration),
 }
 
 /// How much load to send: the closed model (`rate: None`) or the open model at a constant rate.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Plan {
     pub connections: u32,
     pub streams: u32,

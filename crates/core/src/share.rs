@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::runner::{Plan, Stop};
+
 /// Worker `index` of `count` (0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WorkerShare {
@@ -22,6 +24,20 @@ impl WorkerShare {
     /// This worker's part of a rate: an equal one.
     pub fn of_rate(&self, rate: f64) -> f64 {
         rate / f64::from(self.count)
+    }
+
+    /// This worker's part of a load: its share of the connections, of the requests (a duration
+    /// is every worker's), and of the rate; streams per connection are each connection's.
+    pub fn of_plan(&self, whole: &Plan) -> Plan {
+        Plan {
+            connections: self.of(u64::from(whole.connections)) as u32,
+            streams: whole.streams,
+            stop: match whole.stop {
+                Stop::Requests(n) => Stop::Requests(self.of(n)),
+                duration => duration,
+            },
+            rate: whole.rate.map(|r| self.of_rate(r)),
+        }
     }
 }
 
@@ -60,6 +76,21 @@ mod tests {
             }
         }
         assert_eq!(WorkerShare { index: 1, count: 4 }.of_rate(1000.0), 250.0);
+    }
+
+    #[test]
+    fn a_plan_is_shared_by_connections_requests_and_rate_but_not_duration() {
+        let whole = Plan { connections: 5, streams: 4, stop: Stop::Requests(6001), rate: Some(900.0) };
+        let shares: Vec<Plan> = (0..2).map(|index| WorkerShare { index, count: 2 }.of_plan(&whole)).collect();
+        assert_eq!(shares.iter().map(|p| p.connections).collect::<Vec<_>>(), [3, 2]);
+        assert_eq!(shares.iter().map(|p| p.stop).collect::<Vec<_>>(), [Stop::Requests(3001), Stop::Requests(3000)]);
+        assert!(shares.iter().all(|p| p.streams == 4 && p.rate == Some(450.0)));
+        let timed = Plan { stop: Stop::Duration(std::time::Duration::from_secs(30)), ..whole };
+        assert_eq!(
+            WorkerShare { index: 1, count: 3 }.of_plan(&timed).stop,
+            timed.stop,
+            "each worker runs the whole time"
+        );
     }
 
     #[test]

@@ -17,30 +17,36 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let (target, path) = parse_url(&args.url, driver, args.allow_remote)?;
     let params = parse_params(&args.params)?;
     (driver.params)(&params).with_context(|| format!("--param for the {} driver", driver.id))?;
+    if args.connections == 0 || args.streams == 0 {
+        bail!("-c and -m must be at least 1");
+    }
     // A worker takes its share of the connections, requests and rate (`--worker i/N`).
     let share = args.worker.unwrap_or(WorkerShare { index: 0, count: 1 });
-    let connections = share.of(u64::from(args.connections)) as u32;
-    if connections == 0 {
+    let whole = Plan {
+        connections: args.connections,
+        streams: args.streams,
+        stop: match (args.requests, args.duration) {
+            (Some(n), None) => Stop::Requests(n),
+            (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
+            (None, None) => Stop::Requests(10_000),
+            _ => bail!("--duration must be positive"),
+        },
+        rate: args.rate,
+    };
+    let plan = share.of_plan(&whole);
+    if plan.connections == 0 {
         bail!(
             "--worker {share}: -c {} gives this worker no connection (use -c {} or more)",
             args.connections,
             share.count
         );
     }
-    let rate = args.rate.map(|r| share.of_rate(r));
-    let stop = match (args.requests.map(|n| share.of(n)), args.duration) {
-        (Some(0), None) => bail!("--worker {share}: -n {} gives this worker no request", args.requests.unwrap_or(0)),
-        (Some(n), None) => Stop::Requests(n),
-        (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
-        (None, None) => Stop::Requests(share.of(10_000).max(1)),
-        _ => bail!("--duration must be positive"),
-    };
+    if plan.stop == Stop::Requests(0) {
+        bail!("--worker {share}: -n {} gives this worker no request", args.requests.unwrap_or(0));
+    }
     let start_at = args.start_at.as_deref().map(start_instant).transpose()?;
     if args.reconnect && (args.streams != 1 || args.group.is_some()) {
         bail!("--reconnect opens a connection per request: it needs -m 1 and no --group");
-    }
-    if args.connections == 0 || args.streams == 0 {
-        bail!("-c and -m must be at least 1");
     }
     if args.ramp_up.is_some_and(|r| !(r >= 0.0 && r.is_finite())) {
         bail!("--ramp-up must be 0 or more seconds");
@@ -71,14 +77,14 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         params,
         payload_bytes: None,
         headers: BTreeMap::new(),
-        connections,
+        connections: plan.connections,
         streams: args.streams,
-        requests: match stop {
+        requests: match plan.stop {
             Stop::Requests(n) => Some(n),
             Stop::Duration(_) => None,
         },
         duration_s: args.duration,
-        rate,
+        rate: plan.rate,
         warmup_requests: None,
         warmup_s: None,
         expect: Expect {
@@ -93,7 +99,6 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         reconnect: args.reconnect,
     };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
-    let plan = Plan { connections, streams: args.streams, stop, rate };
     let link = match &args.net {
         Some(spec) => {
             if !target.host.parse::<std::net::Ipv4Addr>().is_ok_and(|ip| ip.is_loopback()) {

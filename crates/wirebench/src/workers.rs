@@ -28,7 +28,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::cli::WorkerArgs;
@@ -247,14 +247,13 @@ impl Coordinator {
         }
     }
 
-    /// Hands `job` to the first `active` workers and waits for all their results.
-    fn hand_out(&self, job: Value, active: u32) -> Result<Vec<Worker>, String> {
+    /// Hands `job` to its first `job.count` workers and waits for all their results.
+    fn hand_out(&self, mut job: Job) -> Result<Vec<Worker>, String> {
+        let active = job.count;
         self.shared.update(|s| {
             s.seq += 1;
-            let mut job = job;
-            job["job"] = s.seq.into();
-            job["count"] = active.into();
-            s.job = Some(job);
+            job.job = s.seq;
+            s.job = Some(serde_json::to_value(&job).expect("a job is JSON"));
             s.active = active;
             s.ready.clear();
             s.results.clear();
@@ -321,17 +320,6 @@ impl Drop for Coordinator {
     }
 }
 
-/// The plan as a job states it.
-fn plan_json(plan: &Plan) -> Value {
-    json!({
-        "connections": plan.connections,
-        "streams": plan.streams,
-        "requests": match plan.stop { Stop::Requests(n) => Some(n), Stop::Duration(_) => None },
-        "duration_s": match plan.stop { Stop::Duration(d) => Some(d.as_secs_f64()), Stop::Requests(_) => None },
-        "rate": plan.rate,
-    })
-}
-
 impl Executor for Coordinator {
     /// From here, on the subject's machine; each worker verifies its own route before the load.
     fn verify(&self, s: &Scenario, target: &Target) -> Result<(), String> {
@@ -353,45 +341,34 @@ impl Executor for Coordinator {
         if active == 0 {
             return Err("the row sends no load".into());
         }
-        let job = json!({
-            "scenario": s,
-            "groups": self.groups,
-            "plan": plan_json(plan),
-            "target": { "host": self.advertise, "port": target.port, "tls": target.tls },
-        });
-        let workers = self.hand_out(job, active)?;
+        let job = Job {
+            job: 0,
+            count: active,
+            scenario: s.clone(),
+            groups: self.groups.clone(),
+            plan: *plan,
+            target: Target { host: self.advertise.clone(), ..target.clone() },
+        };
+        let workers = self.hand_out(job)?;
         let (r, _) = merge::combine(workers).map_err(|e| e.to_string())?;
         live.store(r.requests, Ordering::Relaxed);
         Ok(r)
     }
 }
 
-/// A job as a worker reads it.
-#[derive(Deserialize)]
+/// One row's load as the coordinator hands it out: the whole plan, of which each worker takes
+/// its share, and the target as the workers reach it.
+#[derive(Serialize, Deserialize)]
 struct Job {
+    /// Its number in the run.
     job: u64,
+    /// The workers taking part: 0..count.
     count: u32,
     scenario: Scenario,
-    #[serde(default)]
+    /// The suite's thread groups (a group's script may take others), rebuilt by each worker.
     groups: BTreeMap<String, GroupSpec>,
-    plan: JobPlan,
-    target: JobTarget,
-}
-
-#[derive(Deserialize)]
-struct JobPlan {
-    connections: u32,
-    streams: u32,
-    requests: Option<u64>,
-    duration_s: Option<f64>,
-    rate: Option<f64>,
-}
-
-#[derive(Deserialize)]
-struct JobTarget {
-    host: String,
-    port: u16,
-    tls: bool,
+    plan: Plan,
+    target: Target,
 }
 
 /// `wirebench worker`: takes loads from a coordinator until its run ends.
@@ -485,16 +462,9 @@ fn run_job(
             .map_err(|(key, message)| anyhow::anyhow!("the suite's {key}: {message}"))?;
         scenario.script = Some(scripts.remove(group).with_context(|| format!("no thread group `{group}` in the job"))?);
     }
-    let p = &job.plan;
-    let connections = share.of(u64::from(p.connections)) as u32;
-    let stop = match (p.requests, p.duration_s) {
-        (Some(n), _) => Stop::Requests(share.of(n)),
-        (None, Some(d)) => Stop::Duration(Duration::from_secs_f64(d)),
-        (None, None) => bail!("the job has neither requests nor a duration"),
-    };
-    let plan = Plan { connections, streams: p.streams, stop, rate: p.rate.map(|r| share.of_rate(r)) };
-    let target = Target { host: job.target.host.clone(), port: job.target.port, tls: job.target.tls };
-    engine.verify(&scenario, &target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
+    let plan = share.of_plan(&job.plan);
+    let target = &job.target;
+    engine.verify(&scenario, target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
     let Some(start_at) = barrier(&json!({}))? else { return Ok(None) };
     let at = UNIX_EPOCH + Duration::from_secs_f64(start_at);
     if let Ok(wait) = at.duration_since(SystemTime::now()) {
@@ -503,7 +473,7 @@ fn run_job(
     let cpu_before = machine::own_cpu_s();
     let r = {
         let _alive = heartbeat();
-        engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?
+        engine.measure(&scenario, &plan, target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?
     };
     let cpu_s = machine::own_cpu_s() - cpu_before;
     let meta = WorkerMeta { share, url: &scenario.id, driver: &scenario.driver, cpus: engine.threads };
