@@ -152,8 +152,9 @@ pub struct RunArgs {
     /// which reach this run at --listen; the rows' results are theirs added up.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub workers: Option<u32>,
-    /// With --workers: where the workers reach this run.
-    #[arg(long, value_name = "ADDR", default_value = "0.0.0.0:7070", requires = "workers")]
+    /// With --workers: where the workers reach this run; `0.0.0.0:7070` for workers on other
+    /// machines (it answers anyone who can reach it: a network of your own).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7070", requires = "workers")]
     pub listen: std::net::SocketAddr,
     /// With --workers: the address of this machine the workers load the subjects at. Another
     /// than loopback makes the subjects listen on every address (their `host` flag).
