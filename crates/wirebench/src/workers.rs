@@ -350,7 +350,12 @@ impl Executor for Coordinator {
             target: Target { host: self.advertise.clone(), ..target.clone() },
         };
         let workers = self.hand_out(job)?;
-        let (r, _) = merge::combine(workers).map_err(|e| e.to_string())?;
+        let (mut r, _) = merge::combine(workers).map_err(|e| e.to_string())?;
+        // Named as they were started (`--worker i/N`), not by their share of this row: a row of
+        // fewer connections than workers is loaded by the first ones.
+        for (i, f) in r.workers.iter_mut().enumerate() {
+            f.worker = format!("{i}/{}", self.shared.count);
+        }
         live.store(r.requests, Ordering::Relaxed);
         Ok(r)
     }

@@ -217,3 +217,15 @@ fn a_worker_that_cannot_take_part_says_why_in_one_line() {
     let out = wirebench(&["run", "smoke", "--workers", "2", "--worker-timeout", "5", "--no-build"]);
     one_line_error(&out, "--worker-timeout must be 15 seconds or more");
 }
+
+#[test]
+fn a_row_of_fewer_connections_than_workers_is_loaded_by_the_first_ones() {
+    // rest-h1-1mb has 2 connections: of 3 workers, 0 and 1 load it and 2 waits for the end.
+    let (rows, _, workers) = run_rows("smoke", "rest-h1-1mb", 3);
+    assert_eq!(rows.len(), 1);
+    let m = &rows[0]["metrics"];
+    assert_eq!(rows[0]["status"], "ok", "{}", rows[0]["error"]);
+    let names: Vec<&str> = m["workers"].as_array().unwrap().iter().map(|w| w["worker"].as_str().unwrap()).collect();
+    assert_eq!(names, ["0/3", "1/3"], "named as started");
+    assert!(workers.iter().all(|w| w.status.success()), "the idle worker ends with the run too");
+}
