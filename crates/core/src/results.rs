@@ -329,42 +329,34 @@ impl ScenarioSummary {
                 })
                 .collect()
         });
-        let mut workers: Vec<WorkerSummary> = Vec::new();
-        for facts in ok.iter().filter_map(|m| m.metrics.workers.as_ref()) {
-            for f in facts {
-                let at = match workers.iter().position(|w| w.worker == f.worker) {
-                    Some(i) => i,
-                    None => {
-                        workers.push(WorkerSummary {
-                            worker: f.worker.clone(),
-                            host: f.host.clone(),
-                            requests: 0,
-                            errors: 0,
-                            rps: 0.0,
-                            p99_us: None,
-                            cpu_s: 0.0,
-                            cpus: f.cpus,
-                            bound: false,
-                        });
-                        workers.len() - 1
-                    }
-                };
-                let w = &mut workers[at];
-                w.requests += f.requests;
-                w.errors += f.errors;
-                w.bound |= f.bound;
+        // Each worker of any ok repeat, in the order they first appear, over the repeats it loaded.
+        let mut names: Vec<&str> = Vec::new();
+        for f in ok.iter().filter_map(|m| m.metrics.workers.as_ref()).flatten() {
+            if !names.contains(&f.worker.as_str()) {
+                names.push(&f.worker);
             }
         }
-        for w in &mut workers {
-            let of_repeats: Vec<&crate::schema::WorkerFacts> =
-                ok.iter().filter_map(|m| m.metrics.workers.as_ref()?.iter().find(|f| f.worker == w.worker)).collect();
-            let median = |f: &dyn Fn(&crate::schema::WorkerFacts) -> Option<f64>| {
-                Summary::of_measured(&of_repeats.iter().filter_map(|s| f(s)).collect::<Vec<_>>()).map(|s| s.median)
-            };
-            w.rps = median(&|f| Some(f.rps)).unwrap_or(0.0);
-            w.p99_us = median(&|f| f.p99_us.map(|v| v as f64));
-            w.cpu_s = median(&|f| Some(f.cpu_s)).unwrap_or(0.0);
-        }
+        let workers = names
+            .into_iter()
+            .map(|name| {
+                let of_repeats: Vec<&crate::schema::WorkerFacts> =
+                    ok.iter().filter_map(|m| m.metrics.workers.as_ref()?.iter().find(|f| f.worker == name)).collect();
+                let median = |f: &dyn Fn(&crate::schema::WorkerFacts) -> Option<f64>| {
+                    Summary::of_measured(&of_repeats.iter().filter_map(|s| f(s)).collect::<Vec<_>>()).map(|s| s.median)
+                };
+                WorkerSummary {
+                    worker: name.to_string(),
+                    host: of_repeats[0].host.clone(),
+                    requests: of_repeats.iter().map(|f| f.requests).sum(),
+                    errors: of_repeats.iter().map(|f| f.errors).sum(),
+                    rps: median(&|f| Some(f.rps)).unwrap_or(0.0),
+                    p99_us: median(&|f| f.p99_us.map(|v| v as f64)),
+                    cpu_s: median(&|f| Some(f.cpu_s)).unwrap_or(0.0),
+                    cpus: of_repeats[0].cpus,
+                    bound: of_repeats.iter().any(|f| f.bound),
+                }
+            })
+            .collect();
         let worker_skew_ms = ok.iter().filter_map(|m| m.metrics.worker_skew_ms).reduce(f64::max);
         ScenarioSummary {
             workers,

@@ -152,8 +152,8 @@ pub struct Metrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_bound: Option<bool>,
     /// How steady the throughput was: the coefficient of variation (standard deviation ÷ mean)
-    /// of the answers in each whole second of the measurement (a group's completed iterations);
-    /// absent for loads under 3 whole seconds.
+    /// of the answers (a group's completed iterations) in each whole 100 ms tick after the
+    /// ramp-up; absent for loads of fewer than 10 such ticks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rps_cv: Option<f64>,
     /// Rows loaded by several workers (`wirebench run --workers N`): each worker's share, in

@@ -94,6 +94,12 @@ pub struct Supervisor {
 }
 
 impl Supervisor {
+    /// A supervisor whose subjects run on any CPU and listen on loopback, as builds and tests
+    /// start them.
+    pub fn unpinned(root: PathBuf, log_dir: PathBuf) -> Supervisor {
+        Supervisor { root, log_dir, cpus: Vec::new(), listen: None }
+    }
+
     /// Runs one build step (`argv`, in `workdir`) for `who` (what needs it, for the error).
     pub fn build(&self, who: &str, argv: &[String], workdir: Option<&str>) -> Result<(), SupervisorError> {
         let Some((program, args)) = argv.split_first() else { return Ok(()) };
@@ -574,7 +580,7 @@ mod tests {
 
     fn supervisor() -> (tempfile::TempDir, Supervisor) {
         let dir = tempfile::tempdir().unwrap();
-        let s = Supervisor { root: dir.path().into(), log_dir: dir.path().into(), cpus: vec![], listen: None };
+        let s = Supervisor::unpinned(dir.path().into(), dir.path().into());
         (dir, s)
     }
 

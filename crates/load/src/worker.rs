@@ -134,7 +134,7 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     Ok(out)
 }
 
-/// Adds `other`'s per-second counts to `total`, second by second.
+/// Adds `other`'s counts per tick to `total`, tick by tick.
 pub fn add_ticks(total: &mut Vec<u64>, other: &[u64]) {
     if total.len() < other.len() {
         total.resize(other.len(), 0);

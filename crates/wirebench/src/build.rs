@@ -26,7 +26,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
         let suite = Suite::load_with(path, &root, &catalog, &wirebench_load::Registry)?;
         plan.add(&suite, only.as_ref());
     }
-    let supervisor = Supervisor { root: root.clone(), log_dir: root.join("target"), cpus: Vec::new(), listen: None };
+    let supervisor = Supervisor::unpinned(root.clone(), root.join("target"));
     run_steps(&plan, &supervisor, args.dry_run)
 }
 

@@ -41,8 +41,8 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             share.count
         );
     }
-    if plan.stop == Stop::Requests(0) {
-        bail!("--worker {share}: -n {} gives this worker no request", args.requests.unwrap_or(0));
+    if let (Stop::Requests(0), Stop::Requests(n)) = (plan.stop, whole.stop) {
+        bail!("--worker {share}: -n {n} gives this worker no request");
     }
     let start_at = args.start_at.as_deref().map(start_instant).transpose()?;
     if args.reconnect && (args.streams != 1 || args.group.is_some()) {

@@ -66,6 +66,15 @@ struct Board {
     told: BTreeSet<u32>,
 }
 
+impl Board {
+    /// The refusal of a call for another job than the current one, or from a worker not taking
+    /// part in it.
+    fn not_current(&self, q: &WorkerQuery) -> Option<Response> {
+        (self.seq != q.job || q.worker >= self.active)
+            .then(|| refuse(StatusCode::GONE, format!("job {} is not current", q.job)))
+    }
+}
+
 struct Shared {
     count: u32,
     state: Mutex<Board>,
@@ -154,8 +163,11 @@ async fn job(State(shared): State<Arc<Shared>>, Query(q): Query<JobQuery>) -> Re
 
 async fn alive(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>) -> Response {
     shared.update(|s| {
-        if s.seq != q.job || q.worker >= s.active || s.aborted.is_some() {
-            return refuse(StatusCode::GONE, format!("job {} is not current", q.job));
+        if let Some(refused) = s.not_current(&q) {
+            return refused;
+        }
+        if let Some(why) = &s.aborted {
+            return refuse(StatusCode::GONE, why.clone());
         }
         s.alive.insert(q.worker, Instant::now());
         StatusCode::NO_CONTENT.into_response()
@@ -163,10 +175,9 @@ async fn alive(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>) 
 }
 
 async fn ready(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>) -> Response {
-    {
-        let mut s = shared.state.lock().unwrap();
-        if s.seq != q.job || q.worker >= s.active {
-            return refuse(StatusCode::GONE, format!("job {} is not current", q.job));
+    let refused = shared.update(|s| {
+        if let Some(refused) = s.not_current(&q) {
+            return Some(refused);
         }
         s.ready.insert(q.worker);
         s.alive.insert(q.worker, Instant::now());
@@ -174,8 +185,11 @@ async fn ready(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>) 
             let at = SystemTime::now() + LEAD;
             s.start_at = Some(at.duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64());
         }
+        None
+    });
+    if let Some(refused) = refused {
+        return refused;
     }
-    shared.update(|_| ());
     long_poll(&shared, |s| {
         if s.seq != q.job || s.aborted.is_some() {
             let why = s.aborted.clone().unwrap_or_else(|| format!("job {} is not current", q.job));
@@ -193,8 +207,8 @@ async fn result(State(shared): State<Arc<Shared>>, Query(q): Query<WorkerQuery>,
         _ => return refuse(StatusCode::BAD_REQUEST, "expected {\"record\", \"log\"} or {\"error\"}".into()),
     };
     shared.update(|s| {
-        if s.seq != q.job || q.worker >= s.active {
-            return refuse(StatusCode::GONE, format!("job {} is not current", q.job));
+        if let Some(refused) = s.not_current(&q) {
+            return refused;
         }
         s.results.insert(q.worker, outcome);
         s.alive.insert(q.worker, Instant::now());
@@ -419,15 +433,15 @@ pub fn work(args: &WorkerArgs) -> anyhow::Result<()> {
             continue; // Not needed for this row.
         }
         let mine = WorkerShare { index: share.index, count: job.count };
+        let call_url = |call: &str| format!("{base}/v1/{call}?worker={}&job={}", share.index, job.job);
         let post = |call: &str, body: &Value| -> anyhow::Result<reqwest::blocking::Response> {
-            let url = format!("{base}/v1/{call}?worker={}&job={}", share.index, job.job);
+            let url = call_url(call);
             client.post(&url).json(body).send().with_context(|| url.clone())
         };
-        let alive_url = format!("{base}/v1/alive?worker={}&job={}", share.index, job.job);
-        let heartbeat = || Heartbeat::start(client.clone(), alive_url);
-        let outcome = run_job(&job, mine, &engine, &root, heartbeat, |body| {
+        let heartbeat = || Heartbeat::start(client.clone(), call_url("alive"));
+        let outcome = run_job(&job, mine, &engine, &root, heartbeat, || {
             loop {
-                let a = post("ready", body)?;
+                let a = post("ready", &json!({}))?;
                 match a.status() {
                     reqwest::StatusCode::NO_CONTENT => continue,
                     s if s.is_success() => {
@@ -459,7 +473,7 @@ fn run_job(
     engine: &LoadEngine,
     root: &std::path::Path,
     heartbeat: impl FnOnce() -> Heartbeat,
-    barrier: impl FnOnce(&Value) -> anyhow::Result<Option<f64>>,
+    barrier: impl FnOnce() -> anyhow::Result<Option<f64>>,
 ) -> anyhow::Result<Option<(Value, String)>> {
     let mut scenario = job.scenario.clone();
     if let Some(group) = &scenario.group {
@@ -470,7 +484,7 @@ fn run_job(
     let plan = share.of_plan(&job.plan);
     let target = &job.target;
     engine.verify(&scenario, target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
-    let Some(start_at) = barrier(&json!({}))? else { return Ok(None) };
+    let Some(start_at) = barrier()? else { return Ok(None) };
     let at = UNIX_EPOCH + Duration::from_secs_f64(start_at);
     if let Ok(wait) = at.duration_since(SystemTime::now()) {
         std::thread::sleep(wait);

@@ -111,7 +111,7 @@ fn mosquitto_as_the_suite_starts_it_echoes_and_refuses_bad_clients_alone() {
     let root = workspace();
     let suite = Suite::load(&root.join("suites/protocols.toml"), &root, &wirebench_load::Registry).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let supervisor = Supervisor { root, log_dir: runs.path().into(), cpus: vec![], listen: None };
+    let supervisor = Supervisor::unpinned(root, runs.path().into());
     let mut broker =
         supervisor.start_service("mosquitto", &suite.services["mosquitto"]).unwrap_or_else(|e| panic!("{e}"));
     let port = broker.ports()["mqtt"];

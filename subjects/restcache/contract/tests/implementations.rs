@@ -19,7 +19,7 @@ fn every_implementation_passes_the_contract_on_both_stores() {
     let root = workspace();
     let suite = Suite::load(&root.join("suites/restcache.toml"), &root, &wirebench_load::Registry).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let supervisor = Supervisor { root, log_dir: runs.path().into(), cpus: vec![], listen: None };
+    let supervisor = Supervisor::unpinned(root, runs.path().into());
     // Every service a subject names (PostgreSQL durable and relaxed), as the runner would.
     let mut placeholders = Placeholders::default();
     let mut services = vec![];
