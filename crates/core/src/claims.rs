@@ -232,8 +232,17 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     decide(claim, value, interval)
 }
 
+/// Claim metrics that are one statistic of a row's repeats, not a value of each: the name and
+/// the per-repeat metric it is computed over. `duration_gsd` is how much a row's repeats differ
+/// (seed 001's "about 90 ms, sometimes as little as 15 ms"), a geometric standard deviation.
+pub const SPREADS: &[(&str, &str)] = &[("duration_gsd", "duration_s")];
+
 /// The scenario's summary of `metric` with a `1 − alpha` interval.
 fn at_level(s: &ScenarioSummary, metric: &str, alpha: f64) -> Option<Summary> {
+    if let Some((_, over)) = SPREADS.iter().find(|(name, _)| *name == metric) {
+        let values: Vec<f64> = s.by_repeat.get(*over)?.values().copied().collect();
+        return Summary::spread_at(&values, alpha);
+    }
     let summary = *s.get(metric)?;
     if alpha == ALPHA {
         return Some(summary);
@@ -557,6 +566,46 @@ mod tests {
         assert!(matches!(far.reason, Some(Reason::SizeOutside { .. })));
         assert_eq!(about(&[0.7, 0.71, 0.72]).verdict, Verdict::Refuted);
         assert_eq!(about(&[1.0, 1.5, 1.2]).verdict, Verdict::Inconclusive, "an interval over the edge");
+    }
+
+    /// "About 90 ms, sometimes as little as 15 ms": one row's repeats spread by a factor.
+    #[test]
+    fn a_spread_claim_judges_one_rows_repeats_by_their_geometric_sd() {
+        let row = |durations: &[f64]| {
+            let by_repeat = durations.iter().enumerate().map(|(i, &v)| (i as u32 + 1, v)).collect();
+            ScenarioSummary { by_repeat: [("duration_s", by_repeat)].into(), ..summary("ws", &[1.0]) }
+        };
+        let c = Claim {
+            metric: "duration_gsd".into(),
+            numerator: "ws".into(),
+            denominator: None,
+            op: Op::About,
+            threshold: None,
+            published_value: Some(1.8),
+            ..claim(Op::Greater, 1.0)
+        };
+        // Ten repeats within 4 % of each other: far below a spread of 1.8 (band 1.2-2.7).
+        let steady = [0.050, 0.051, 0.049, 0.052, 0.050, 0.048, 0.051, 0.050, 0.049, 0.052];
+        let j = judge(&c, &[row(&steady)]);
+        assert_eq!(j.outcome.verdict, Verdict::Refuted, "{:?}", j.outcome);
+        assert!(j.outcome.value.unwrap() < 1.05 && j.outcome.interval.unwrap().1 < 1.2);
+        // Repeats from 15 to 90 ms, as the study's: a spread of 1.80, but ten repeats bound it
+        // only to [1.50, 2.93] (χ², 9 degrees of freedom), over the band's upper edge.
+        let wide = [0.015, 0.090, 0.030, 0.060, 0.020, 0.045, 0.080, 0.025, 0.050, 0.035];
+        let j = judge(&c, &[row(&wide)]);
+        assert_eq!(j.outcome.verdict, Verdict::Inconclusive, "{:?}", j.outcome);
+        assert!(matches!(j.outcome.reason, Some(Reason::SizeCrosses { .. })));
+        let (lo, hi) = j.outcome.interval.unwrap();
+        assert!((j.outcome.value.unwrap() - 1.80).abs() < 0.01 && (lo - 1.50).abs() < 0.01 && (hi - 2.93).abs() < 0.02);
+        // The spread compares across rows too, as a ratio of two rows' spreads.
+        let versus =
+            Claim { op: Op::Greater, threshold: Some(1.0), published_value: None, denominator: Some("b".into()), ..c };
+        let b = |durations: &[f64]| ScenarioSummary { scenario: "b".into(), ..row(durations) };
+        assert_eq!(judge(&versus, &[row(&wide), b(&steady)]).outcome.verdict, Verdict::Confirmed);
+        // Two repeats are too few: not measured, so inconclusive.
+        let few = judge(&versus, &[row(&wide[..2]), b(&steady)]).outcome;
+        assert_eq!(few.verdict, Verdict::Inconclusive);
+        assert!(matches!(few.reason, Some(Reason::NotMeasured { ref scenario, .. }) if scenario == "ws"), "{few:?}");
     }
 
     #[test]

@@ -63,6 +63,29 @@ impl Summary {
         Some(s)
     }
 
+    /// The spread of measured values across repeats as their geometric standard deviation
+    /// (`exp` of the standard deviation of their logarithms: 1 when every repeat is the same,
+    /// 1.5 when a typical repeat is half again or two thirds of the typical one), with the
+    /// `1 − alpha` interval of a normal sample's standard deviation (χ² with `n − 1` degrees of
+    /// freedom) on the logarithms. `None` with fewer than three positive values: two give an
+    /// interval too wide to judge anything. `median` and `mean` are the point value.
+    pub fn spread_at(values: &[f64], alpha: f64) -> Option<Summary> {
+        use statrs::distribution::{ChiSquared, ContinuousCDF};
+        if values.len() < 3 || values.iter().any(|&v| v <= 0.0) {
+            return None;
+        }
+        let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+        let n = logs.len();
+        let mean = logs.iter().sum::<f64>() / n as f64;
+        let sd = (logs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let df = (n - 1) as f64;
+        let chi = ChiSquared::new(df).expect("n >= 3 gives a valid chi-squared");
+        let (upper, lower) = (chi.inverse_cdf(1.0 - alpha / 2.0), chi.inverse_cdf(alpha / 2.0));
+        let (lo, hi) = ((sd * (df / upper).sqrt()).exp(), (sd * (df / lower).sqrt()).exp());
+        let point = sd.exp();
+        Some(Summary { n, median: point, mean: point, ci: Some((lo, hi)), cv: None })
+    }
+
     pub fn noisy(&self) -> bool {
         self.cv.is_some_and(|cv| cv > NOISY_CV)
     }
@@ -146,6 +169,26 @@ mod tests {
         // Values that may be negative (logarithms of ratios) keep the plain interval.
         assert!(Summary::of(&[0.1, 0.1, 1.0]).unwrap().ci.unwrap().0 < 0.0);
         assert!(Summary::of_measured(&[-0.1, 0.1, 1.0]).unwrap().ci.unwrap().0 < 0.0);
+    }
+
+    #[test]
+    fn spread_across_repeats_is_a_geometric_sd_with_a_chi_squared_interval() {
+        // ln of 1, e and e^2: sd 1, so the point is e; df 2, chi-squared 0.975 and 0.025
+        // quantiles 7.378 and 0.0506: sd within [sqrt(2/7.378), sqrt(2/0.0506)] = [0.521, 6.29].
+        let e = std::f64::consts::E;
+        let s = Summary::spread_at(&[1.0, e, e * e], ALPHA).unwrap();
+        assert!((s.median - e).abs() < 1e-9, "{}", s.median);
+        let (lo, hi) = s.ci.unwrap();
+        assert!((lo.ln() - 0.5207).abs() < 1e-3 && (hi.ln() - 6.287).abs() < 1e-2, "{} {}", lo.ln(), hi.ln());
+        // Equal repeats spread by a factor of 1 with no width; a wider level widens the interval.
+        assert_eq!(Summary::spread_at(&[2.0; 5], ALPHA).unwrap().ci, Some((1.0, 1.0)));
+        let values = [10.0, 12.0, 9.0, 15.0, 11.0, 10.5];
+        let (narrow, wide) = (Summary::spread_at(&values, ALPHA).unwrap(), Summary::spread_at(&values, 0.01).unwrap());
+        assert!(wide.ci.unwrap().0 < narrow.ci.unwrap().0 && wide.ci.unwrap().1 > narrow.ci.unwrap().1);
+        assert!(narrow.ci.unwrap().0 < narrow.median && narrow.median < narrow.ci.unwrap().1);
+        // Too few or non-positive values have no spread.
+        assert!(Summary::spread_at(&[1.0, 2.0], ALPHA).is_none());
+        assert!(Summary::spread_at(&[1.0, 0.0, 2.0], ALPHA).is_none());
     }
 
     #[test]

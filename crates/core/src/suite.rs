@@ -616,6 +616,7 @@ pub const CLAIM_METRICS: &[&str] = &[
     "tail_ratio",
     "rps_cv",
     "duration_s",
+    "duration_gsd",
     "cpu_s",
     "rss_kb",
     "serialize_ns",

@@ -5,7 +5,7 @@
 use wirebench_core::claims::{tolerance, Case, Judged, Reason, Verdict, SIZE_TOLERANCE};
 use wirebench_core::schema::{Sequential, SequentialStop};
 use wirebench_core::stats::ALPHA;
-use wirebench_core::suite::Claim;
+use wirebench_core::suite::{Claim, Op};
 
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Para, Section};
@@ -251,6 +251,13 @@ fn reason_words(c: &Claim, r: &Reason) -> String {
         Reason::NoCase { globs } => format!("no measured scenario matches {}", globs.join(" or ")),
         Reason::Straddles => "the confidence interval straddles the threshold".into(),
         Reason::Contradicts => "the whole interval contradicts the claim".into(),
+        // An "about" claim has no direction: its band is the whole claim.
+        Reason::SizeOutside { over, tolerance } if c.op == Op::About => {
+            format!("at {} the study's number (outside {})", numbers::ratio(*over), band(*tolerance))
+        }
+        Reason::SizeCrosses { tolerance } if c.op == Op::About => {
+            format!("the interval crosses an edge of {}", band(*tolerance))
+        }
         Reason::SizeOutside { over, tolerance } => {
             format!("the direction holds, at {} the study's size (outside {})", numbers::ratio(*over), band(*tolerance))
         }
@@ -263,6 +270,33 @@ fn reason_words(c: &Claim, r: &Reason) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_about_claim_is_not_said_to_hold_a_direction() {
+        let about = Claim {
+            id: "c".into(),
+            text: "about 1.8".into(),
+            published: "15-90 ms".into(),
+            published_value: Some(1.8),
+            tolerance: None,
+            source: None,
+            note: None,
+            metric: "duration_gsd".into(),
+            numerator: "a".into(),
+            denominator: None,
+            versus: None,
+            op: Op::About,
+            threshold: None,
+            except: Vec::new(),
+        };
+        let outside = reason_words(&about, &Reason::SizeOutside { over: 0.6, tolerance: 1.5 });
+        assert_eq!(outside, "at 0.600× the study's number (outside ×/÷ 1.50 of the study's 1.80×)");
+        let crosses = reason_words(&about, &Reason::SizeCrosses { tolerance: 1.5 });
+        assert!(!crosses.contains("direction"), "{crosses}");
+        let directed = Claim { op: Op::Greater, threshold: Some(1.0), ..about };
+        assert!(reason_words(&directed, &Reason::SizeOutside { over: 0.6, tolerance: 1.5 })
+            .starts_with("the direction holds"));
+    }
 
     #[test]
     fn confidence_levels_keep_the_digits_they_need() {

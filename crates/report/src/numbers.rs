@@ -125,7 +125,7 @@ pub fn metric_value(metric: &str, v: f64) -> String {
         "rps" => format!("{} req/s", number(v)),
         "rss_kb" => format!("{} MiB", mib_from_kib(v)),
         "rps_cv" => percent(v),
-        "tail_ratio" => format!("{}×", sig3(v)),
+        "tail_ratio" | "duration_gsd" => format!("{}×", sig3(v)),
         m if m.ends_with("_us") => latency_us(v),
         m if m.ends_with("_ns") => format!("{} ns", number(v)),
         m if m.ends_with("_bytes") => bytes(v),
@@ -223,6 +223,7 @@ mod tests {
         assert_eq!(metric_value("size_bytes", 2048.0), "2.00 KiB");
         assert_eq!(metric_value("rps_cv", 0.1234), "12.3 %");
         assert_eq!(metric_value("tail_ratio", 3.456), "3.46×");
+        assert_eq!(metric_value("duration_gsd", 1.0812), "1.08×");
     }
 
     #[test]
