@@ -1028,7 +1028,7 @@ impl Sampler {
                 let (mut mine, mut theirs) = (vec![], vec![]);
                 let (mut mine_kb, mut service) = (0, 0);
                 // A lone process's RSS is cheap to read each poll; summed PSS every PSS_POLLS.
-                let due = |pids: &[u32], poll: u32| pids.len() < 2 || poll % PSS_POLLS == 0;
+                let due = |pids: &[u32], poll: u32| pids.len() < 2 || poll.is_multiple_of(PSS_POLLS);
                 for poll in 0u32.. {
                     if poll % TREE_REFRESH_POLLS == 0 {
                         mine = machine::process_tree(pid);
