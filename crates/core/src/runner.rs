@@ -1004,9 +1004,9 @@ const TREE_REFRESH_POLLS: u32 = 25;
 
 /// Polls between two readings of a tree of several processes, whose memory is summed PSS: each
 /// `/proc/<pid>/smaps_rollup` walks the process's page tables, and PostgreSQL's backends map its
-/// shared buffers, so reading them every 20 ms was a third of the run process's CPU samples (`perf`, a
-/// `g3-open-go-postgres` row) and most of the instrument CPU its rows reported. Every 100 ms
-/// still sees PSS, which moves with pages first touched, many times a repeat.
+/// shared buffers, so reading them every 20 ms was a third of the run process's CPU samples
+/// (`perf`, a `g3-open-go-postgres` row) and most of the instrument CPU its rows reported.
+/// Every 100 ms still sees PSS, which moves with pages first touched, many times a repeat.
 const PSS_POLLS: u32 = 5;
 
 fn trees_cpu_s(roots: &[u32]) -> Option<f64> {
