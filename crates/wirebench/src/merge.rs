@@ -291,6 +291,8 @@ pub fn combine(mut workers: Vec<Worker>) -> anyhow::Result<(LoadResult, Windows)
 pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
     let workers: Vec<Worker> = args.dirs.iter().map(|d| read_worker(d)).collect::<anyhow::Result<_>>()?;
     let (url, driver) = (workers[0].url.clone(), workers[0].driver.clone());
+    // Which directory each worker was read from, for the JSON's per-worker lines.
+    let dirs: Vec<(String, String)> = workers.iter().map(|w| (w.share.to_string(), w.from.clone())).collect();
     let (r, w) = combine(workers)?;
     if w.overlap_s <= 0.0 {
         bail!("the workers' measuring windows do not overlap (they started {:.3} s apart): start them together with --start-at", w.skew_s);
@@ -331,7 +333,18 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
         }
     }
     let mut extra = serde_json::Map::new();
-    extra.insert("workers".into(), serde_json::to_value(&r.workers)?);
+    let workers: Vec<serde_json::Value> = r
+        .workers
+        .iter()
+        .map(|f| {
+            let mut v = serde_json::to_value(f)?;
+            if let Some((_, dir)) = dirs.iter().find(|(name, _)| *name == f.worker) {
+                v["dir"] = dir.clone().into();
+            }
+            Ok(v)
+        })
+        .collect::<serde_json::Result<_>>()?;
+    extra.insert("workers".into(), workers.into());
     extra.insert("skew_ms".into(), (w.skew_s * 1e3).into());
     extra.insert("overlap_s".into(), w.overlap_s.into());
     extra.insert("skewed".into(), skewed.into());

@@ -70,6 +70,9 @@ fn two_workers_merge_into_one_load_of_every_sample() {
         Some(each[0]["bytes_received"].as_u64().unwrap() + each[1]["bytes_received"].as_u64().unwrap())
     );
     assert_eq!(m["workers"].as_array().unwrap().len(), 2);
+    // Each worker's line names the directory it was read from, in worker order.
+    let dirs: Vec<&str> = m["workers"].as_array().unwrap().iter().map(|w| w["dir"].as_str().unwrap()).collect();
+    assert_eq!(dirs, [outs[0].to_str().unwrap(), outs[1].to_str().unwrap()]);
     assert!(m["skew_ms"].as_f64().unwrap() < 1000.0 && m["overlap_s"].as_f64().unwrap() > 0.0, "{m}");
     // The merged percentiles are those of every sample: each worker's histogram, added.
     let logs: Vec<String> = outs.iter().map(|o| std::fs::read_to_string(o.join("latency.hlog")).unwrap()).collect();
