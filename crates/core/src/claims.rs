@@ -235,7 +235,7 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
 /// Claim metrics that are one statistic of a row's repeats, not a value of each: the name and
 /// the per-repeat metric it is computed over. `duration_gsd` is how much a row's repeats differ
 /// (seed 001's "about 90 ms, sometimes as little as 15 ms"), a geometric standard deviation.
-pub const SPREADS: &[(&str, &str)] = &[("duration_gsd", "duration_s")];
+const SPREADS: &[(&str, &str)] = &[("duration_gsd", "duration_s")];
 
 /// The scenario's summary of `metric` with a `1 − alpha` interval.
 fn at_level(s: &ScenarioSummary, metric: &str, alpha: f64) -> Option<Summary> {
