@@ -32,25 +32,23 @@ setup-apt:
 	fi
 
 setup-web:
-	@# Installs again whenever the lock file is newer than what node_modules holds.
-	@cd web && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
-	@cd $(FORMATS_TS) && { [ -d node_modules/protobufjs ] || npm ci --no-audit --no-fund --loglevel=error; }
-	@cd $(REALTIME) && { [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; }
+	@# Each installs again whenever its lock file is newer than what node_modules holds.
+	@for dir in web $(FORMATS_TS) $(REALTIME); do scripts/npm-ci-if-stale $$dir; done
 
-build: setup build-wasm instrument ## Build the instrument, the Rust workspace and what every suite needs (each language's tool skips what is current)
+build: setup instrument ## Build the instrument, the Rust workspace and what every suite needs (each language's tool skips what is current)
 	$(WIREBENCH) build
 
 # The instrument, with the rest of the Rust workspace: the Rust subjects build it whole too, so
 # one selection of packages, and so one set of dependency features, serves all (decision 0021).
 # `wirebench build <suite>` then builds what else that suite's rows need, from the subjects'
-# declarations (subjects/**/subject.toml) and the suites' harness rows.
+# declarations (subjects/**/subject.toml, **/harness.toml) and the suites' harness rows.
 instrument:
 	$(CARGO) build --release --locked --workspace
 
-build-formats: setup-web instrument ## Build the formats lab's Rust, Go, Java and TypeScript harnesses
+build-formats: instrument ## Build the formats lab's Rust, Go, Java and TypeScript harnesses
 	$(WIREBENCH) build formats
 
-build-parse: setup-web build-wasm instrument ## Build the parse lab's servers (Java, Rust optimised and not) and its browser and Node pages
+build-parse: instrument ## Build the parse lab's servers (Java, Rust optimised and not) and its browser and Node pages
 	$(WIREBENCH) build parse
 
 build-restcache: instrument ## Build the REST service study's Go, Java (Jetty and Tomcat) and Rust servers and restcache-fill
@@ -62,8 +60,8 @@ build-wasm: ## Build the wasm lab's WebAssembly module (plain and SIMD) and its 
 wasm-reference: ## Regenerate the wasm lab's native reference results (subjects/wasm/reference.json)
 	$(CARGO) run --release --locked -p wasm-kernels --bin wasm-kernels-native -- reference > subjects/wasm/reference.json
 
-build-web: setup-web build-wasm ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
-	cd web && npm run --silent build
+build-web: build-wasm ## Build the browser labs' pages (web/dist) and their Node rows (web/dist-node)
+	web/build.sh
 
 parse-page: build ## The parse lab's browser page, by hand: both servers and the page on loopback; prints the URL
 	subjects/parse/serve-page.sh

@@ -49,16 +49,29 @@ impl Plan {
         }
     }
 
+    /// Adds a build's steps in their order. A step already planned (same command, same
+    /// directory) is not added again; a new step goes before the planned ones that come after
+    /// it in this build, so that `[wasm, pages]` after an earlier `[pages]` builds the module
+    /// before the pages, not after.
     fn push(&mut self, who: &str, build: Option<&Build>, workdir: Option<&str>) {
-        for argv in build.map(Build::steps).unwrap_or_default() {
+        let workdir = workdir.map(str::to_string);
+        let mut before = self.steps.len();
+        for argv in build.map(Build::steps).unwrap_or_default().iter().rev() {
             if argv.is_empty() {
                 continue;
             }
-            let workdir = workdir.map(str::to_string);
-            match self.steps.iter_mut().find(|s| s.argv == argv && s.workdir == workdir) {
-                Some(step) if step.needed_by.iter().any(|n| n == who) => {}
-                Some(step) => step.needed_by.push(who.to_string()),
-                None => self.steps.push(Step { workdir, argv: argv.to_vec(), needed_by: vec![who.to_string()] }),
+            match self.steps.iter().position(|s| s.argv == *argv && s.workdir == workdir) {
+                Some(i) => {
+                    let step = &mut self.steps[i];
+                    if !step.needed_by.iter().any(|n| n == who) {
+                        step.needed_by.push(who.to_string());
+                    }
+                    before = before.min(i);
+                }
+                None => {
+                    let step = Step { workdir: workdir.clone(), argv: argv.to_vec(), needed_by: vec![who.to_string()] };
+                    self.steps.insert(before, step);
+                }
             }
         }
     }
@@ -175,5 +188,35 @@ mod tests {
         assert_eq!(steps, vec![(None, "cargo build -p x".into(), vec!["subject `b`".into()])]);
         let steps = plan(Some("h"));
         assert_eq!(steps.iter().map(|s| s.1.as_str()).collect::<Vec<_>>(), ["go build .", "cargo build -p x"]);
+    }
+
+    #[test]
+    fn a_step_a_later_build_puts_first_comes_before_the_shared_step() {
+        let text = r#"
+            [[harnesses]]
+            id = "pages"
+            lang = "ts"
+            workdir = "web"
+            build = ["./build.sh"]
+            command = ["p"]
+
+            [[harnesses]]
+            id = "pages-with-module"
+            lang = "ts"
+            workdir = "web"
+            build = [["../module.sh"], ["./build.sh"]]
+            command = ["m"]
+        "#;
+        let mut plan = Plan::default();
+        plan.add(&Suite::parse(text, "s.toml").unwrap(), None);
+        let steps: Vec<(String, Vec<String>)> =
+            plan.steps.into_iter().map(|s| (s.argv.join(" "), s.needed_by)).collect();
+        assert_eq!(
+            steps,
+            vec![
+                ("../module.sh".into(), vec!["harness `pages-with-module`".into()]),
+                ("./build.sh".into(), vec!["harness `pages`".into(), "harness `pages-with-module`".into()]),
+            ]
+        );
     }
 }

@@ -673,11 +673,17 @@ impl Suite {
             text.parse().map_err(|e: toml::de::Error| invalid(location(text, e.span()), one_line(e.message())))?;
         let origins = matrix::expand(&mut table).map_err(|(key, message)| invalid(key, message))?;
         merge_scenario_defaults(&mut table);
-        let mut sources = BTreeMap::new();
+        let (mut sources, mut inherited) = (BTreeMap::new(), BTreeMap::new());
+        // Harness rows first: what a row inherits may name subjects to merge in.
+        catalog.extend_harnesses(&mut table, file, &mut sources, &mut inherited)?;
         catalog.merge_into(&mut table, &mut sources).map_err(|(key, message)| invalid(key, message))?;
-        // A declared subject's or service's own mistake is reported in its file.
+        // A declared subject's, service's or harness program's own mistake is reported in its file.
         let blamed = |key: String, message: String| {
-            let (file, key) = blame(&key, &sources, file);
+            let row_key = key.splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+            let (file, key) = match inherited.get(&row_key) {
+                Some((file, declared)) => (file.clone(), format!("{declared}{}", &key[row_key.len()..])),
+                None => blame(&key, &sources, file),
+            };
             SuiteError::Invalid { file, key, message }
         };
         merge_subject_bases(&mut table).map_err(|(key, message)| blamed(key, message))?;
@@ -692,8 +698,9 @@ impl Suite {
         Ok(suite)
     }
 
-    /// The file that declares a subject (`subjects.<id>`) or service (`services.<id>`): its
-    /// `subject.toml` or service file, else the suite's own `file`.
+    /// The file that declares a subject (`subjects.<id>`), service (`services.<id>`) or the
+    /// program a harness row extends (`harnesses.<row id>`): its `subject.toml`, service file or
+    /// `harness.toml`, else the suite's own `file`.
     pub fn source_of<'a>(&'a self, key: &str, file: &'a str) -> &'a str {
         self.sources.get(key).map_or(file, String::as_str)
     }

@@ -36,7 +36,8 @@ pub fn list(args: &ListArgs) -> anyhow::Result<()> {
                     println!("    {} scenarios: {}", ids.len(), ids.join(", "));
                 }
                 for h in &s.harnesses {
-                    println!("    harness  {} ({}): rows {}", h.id, h.lang, h.scenarios.join(", "));
+                    let from = s.source_of(&format!("harnesses.{}", h.id), &file);
+                    println!("    harness  {} ({}): rows {}  [{from}]", h.id, h.lang, h.scenarios.join(", "));
                 }
                 if !s.claims.is_empty() {
                     println!("    {} claims", s.claims.len());

@@ -366,7 +366,7 @@ fn list_shows_suites_subjects_where_declared_harness_rows_and_drivers() {
         "http2",
         "subject  rest-rust (rust): target/release/protocols-rust  [subjects/protocols/rust/subject.toml]",
         "service  mosquitto: mosquitto -c {dir}/mosquitto.conf  [subjects/services/mosquitto.toml]",
-        "harness  formats-go (go): rows *-go",
+        "harness  formats-go (go): rows *-go  [subjects/formats/go/harness.toml]",
     ] {
         assert!(text.contains(want), "list mentions {want}: {text}");
     }

@@ -1,9 +1,13 @@
-//! Subjects and services declared beside their code, found by folder (as TechEmpower finds each
-//! framework's `benchmark_config.json`): every `subject.toml` under `subjects/` holds the subjects
-//! built from its folder, one table per id, and every `subjects/services/<name>.toml` is one
-//! service. Suites name them by id; a suite that uses a subject gets its table (and the tables
-//! it `extends`, and the services it uses) merged in before the suite is parsed, so the rest of
-//! the runner sees one `Suite` as before.
+//! Subjects, services and harness programs declared beside their code, found by folder (as
+//! TechEmpower finds each framework's `benchmark_config.json`): every `subject.toml` under
+//! `subjects/` holds the subjects built from its folder, one table per id, every
+//! `subjects/services/<name>.toml` is one service, and every `harness.toml` in the project (the
+//! browser pages' in `web/`, each harness crate's beside it) holds the harness programs built
+//! from its folder: how each is built, in which language, with which command. Suites name
+//! subjects and services by id, and a harness row `extends` a declared program, setting only
+//! what the row adds (its arguments, rows, subjects, link); a suite that uses them gets their
+//! tables (and the tables they `extend`, and the services they use) merged in before the suite
+//! is parsed, so the rest of the runner sees one `Suite` as before.
 //!
 //! ```toml
 //! # subjects/protocols/rust/subject.toml
@@ -26,12 +30,15 @@ use super::SuiteError;
 
 /// The file name that declares a folder's subjects.
 pub const SUBJECT_FILE: &str = "subject.toml";
+/// The file name that declares a folder's harness programs.
+pub const HARNESS_FILE: &str = "harness.toml";
 /// The folder (under `subjects/`) whose `<name>.toml` files are services.
 pub const SERVICES_DIR: &str = "services";
 
 /// Folders never searched for subject files: build outputs and installed packages, which are
 /// large (node_modules alone holds tens of thousands of files) and never hold our declarations.
-const SKIPPED: &[&str] = &["node_modules", "target", "dist", "bin", ".git"];
+/// Hidden folders (`.git`, a virtualenv) and the runs' results are skipped as well.
+const SKIPPED: &[&str] = &["node_modules", "target", "dist", "dist-node", "bin", "results", "test-results"];
 
 /// Every declared subject and service, as written (`extends` not yet resolved), with the file
 /// that declares it (relative to the project root).
@@ -39,6 +46,7 @@ const SKIPPED: &[&str] = &["node_modules", "target", "dist", "bin", ".git"];
 pub struct Catalog {
     pub subjects: BTreeMap<String, Declared>,
     pub services: BTreeMap<String, Declared>,
+    pub harnesses: BTreeMap<String, Declared>,
 }
 
 #[derive(Debug, Clone)]
@@ -48,20 +56,28 @@ pub struct Declared {
 }
 
 impl Catalog {
-    /// Reads `<root>/subjects`: every `subject.toml` and `services/*.toml`. A project without
-    /// the folder has an empty catalog (suites may still declare their own subjects).
+    /// Reads every `harness.toml` under `root`, and `<root>/subjects`: every `subject.toml` and
+    /// `services/*.toml`. A project without the folder has no declared subjects (suites may
+    /// still declare their own).
     pub fn load(root: &Path) -> Result<Catalog, SuiteError> {
         let mut catalog = Catalog::default();
+        let mut files = Vec::new();
+        declaration_files(root, HARNESS_FILE, &mut files)
+            .map_err(|source| SuiteError::Read { file: root.display().to_string(), source })?;
+        for path in files {
+            let (file, table) = read(root, &path)?;
+            catalog.add(Kind::Harness, &file, table)?;
+        }
         let dir = root.join("subjects");
         if !dir.is_dir() {
             return Ok(catalog);
         }
         let mut files = Vec::new();
-        subject_files(&dir, &mut files)
+        declaration_files(&dir, SUBJECT_FILE, &mut files)
             .map_err(|source| SuiteError::Read { file: dir.display().to_string(), source })?;
         for path in files {
             let (file, table) = read(root, &path)?;
-            catalog.add_subjects(&file, table)?;
+            catalog.add(Kind::Subject, &file, table)?;
         }
         let services = dir.join(SERVICES_DIR);
         if services.is_dir() {
@@ -76,17 +92,72 @@ impl Catalog {
         Ok(catalog)
     }
 
-    /// Adds the subjects of one `subject.toml`; an id declared in another file is an error
-    /// naming both.
-    pub fn add_subjects(&mut self, file: &str, table: toml::Table) -> Result<(), SuiteError> {
+    /// Adds the subjects of one `subject.toml` or the harness programs of one `harness.toml`;
+    /// an id declared in another file is an error naming both.
+    fn add(&mut self, kind: Kind, file: &str, table: toml::Table) -> Result<(), SuiteError> {
+        let (noun, declared) = match kind {
+            Kind::Subject => ("subject", &mut self.subjects),
+            Kind::Harness => ("harness", &mut self.harnesses),
+        };
         for (id, value) in table {
             let toml::Value::Table(table) = value else {
-                return Err(invalid(file, &id, "must be a table of the subject's keys (`[<id>]`)".into()));
+                return Err(invalid(file, &id, format!("must be a table of the {noun}'s keys (`[<id>]`)")));
             };
-            if let Some(first) = self.subjects.get(&id) {
-                return Err(invalid(file, &id, format!("subject `{id}` is also declared in {}", first.file)));
+            if let Some(first) = declared.get(&id) {
+                return Err(invalid(file, &id, format!("{noun} `{id}` is also declared in {}", first.file)));
             }
-            self.subjects.insert(id, Declared { table, file: file.to_string() });
+            declared.insert(id, Declared { table, file: file.to_string() });
+        }
+        Ok(())
+    }
+
+    /// Gives each harness row that `extends` a declared program every key of it (and of the
+    /// programs it extends in turn) the row does not set. Records in `sources` the file that
+    /// declares each row's program (`harnesses.<row id>`) and, in `inherited`, the file and key
+    /// each inherited key came from (`harnesses[2].build` → (`web/harness.toml`, `web.build`)),
+    /// so that a mistake in a declaration is reported in its file.
+    pub(super) fn extend_harnesses(
+        &self,
+        suite: &mut toml::Table,
+        file: &str,
+        sources: &mut BTreeMap<String, String>,
+        inherited: &mut BTreeMap<String, (String, String)>,
+    ) -> Result<(), SuiteError> {
+        let Some(toml::Value::Array(rows)) = suite.get_mut("harnesses") else { return Ok(()) };
+        for (i, row) in rows.iter_mut().enumerate() {
+            let Some(row) = row.as_table_mut() else { continue };
+            let Some(mut base) = row.remove("extends") else { continue };
+            // Where the `extends` being followed was written: the row, then each declaration.
+            let (mut at_file, mut at_key) = (file.to_string(), format!("harnesses[{i}].extends"));
+            let mut seen: Vec<String> = Vec::new();
+            loop {
+                let toml::Value::String(name) = &base else {
+                    return Err(invalid(&at_file, &at_key, "must name a harness".into()));
+                };
+                if seen.contains(name) {
+                    let from = seen.last().map_or("", String::as_str);
+                    return Err(invalid(&at_file, &at_key, format!("`{name}` extends back to `{from}`")));
+                }
+                let Some(declared) = self.harnesses.get(name) else {
+                    let message = format!("no harness named `{name}` (in a **/{HARNESS_FILE})");
+                    return Err(invalid(&at_file, &at_key, message));
+                };
+                if seen.is_empty() {
+                    if let Some(id) = row.get("id").and_then(toml::Value::as_str) {
+                        sources.insert(format!("harnesses.{id}"), declared.file.clone());
+                    }
+                }
+                seen.push(name.clone());
+                for (k, v) in declared.table.iter().filter(|(k, _)| *k != "extends") {
+                    if !row.contains_key(k) {
+                        row.insert(k.clone(), v.clone());
+                        inherited.insert(format!("harnesses[{i}].{k}"), (declared.file.clone(), format!("{name}.{k}")));
+                    }
+                }
+                let Some(next) = declared.table.get("extends") else { break };
+                (at_file, at_key) = (declared.file.clone(), format!("{name}.extends"));
+                base = next.clone();
+            }
         }
         Ok(())
     }
@@ -188,17 +259,25 @@ fn table_at<'a>(suite: &'a mut toml::Table, key: &str) -> Option<&'a mut toml::T
     suite.entry(key).or_insert_with(|| toml::Value::Table(toml::Table::new())).as_table_mut()
 }
 
-fn subject_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+#[derive(Clone, Copy)]
+enum Kind {
+    Subject,
+    Harness,
+}
+
+/// Every file called `file_name` under `dir`, in path order, outside the skipped folders.
+fn declaration_files(dir: &Path, file_name: &str, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)?.filter_map(Result::ok).collect();
     entries.sort_by_key(|e| e.file_name());
     for entry in entries {
         let path = entry.path();
         let name = entry.file_name();
         if entry.file_type()?.is_dir() {
-            if !SKIPPED.iter().any(|s| name == *s) {
-                subject_files(&path, out)?;
+            let hidden = name.to_string_lossy().starts_with('.');
+            if !hidden && !SKIPPED.iter().any(|s| name == *s) {
+                declaration_files(&path, file_name, out)?;
             }
-        } else if name == SUBJECT_FILE {
+        } else if name == file_name {
             out.push(path);
         }
     }
@@ -225,7 +304,7 @@ fn invalid(file: &str, key: &str, message: String) -> SuiteError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::Suite;
+    use crate::suite::{Build, Suite};
 
     const REST: &str = r#"
         [rest]
@@ -249,14 +328,45 @@ mod tests {
 
     /// A project root with `subjects/<path>` files.
     fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let files: Vec<(String, &str)> = files.iter().map(|(p, t)| (format!("subjects/{p}"), *t)).collect();
+        project_at(&files.iter().map(|(p, t)| (p.as_str(), *t)).collect::<Vec<_>>())
+    }
+
+    /// A project root with files at paths relative to it.
+    fn project_at(files: &[(&str, &str)]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         for (path, text) in files {
-            let path = dir.path().join("subjects").join(path);
+            let path = dir.path().join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(path, text).unwrap();
         }
         dir
     }
+
+    const PAGES: &str = r#"
+        [web]
+        lang = "ts"
+        workdir = "web"
+        build = ["./build.sh"]
+        timeout_s = 60
+
+        [web-wasm]
+        extends = "web"
+        build = [["../wasm.sh"], ["./build.sh"]]
+    "#;
+
+    const ROWS: &str = r#"
+        [[harnesses]]
+        id = "page"
+        extends = "web"
+        command = ["node", "page.mjs"]
+
+        [[harnesses]]
+        id = "kernels"
+        extends = "web-wasm"
+        command = ["node", "kernels.mjs"]
+        timeout_s = 5
+    "#;
 
     fn suite(rows: &str) -> String {
         format!(
@@ -370,6 +480,52 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_harness_row_takes_what_it_does_not_set_from_the_program_it_extends() {
+        let root = project_at(&[("web/harness.toml", PAGES), ("web/node_modules/x/harness.toml", "not toml [")]);
+        let s = parse(root.path(), ROWS).unwrap();
+        let (page, kernels) = (&s.harnesses[0], &s.harnesses[1]);
+        assert_eq!((page.lang.as_str(), page.workdir.as_deref()), ("ts", Some("web")));
+        assert_eq!(page.build, Some(Build::One(vec!["./build.sh".into()])));
+        assert_eq!(page.command, ["node", "page.mjs"]);
+        assert_eq!(page.timeout_s, 60.0);
+        // Through two declarations: web-wasm's own build, web's directory, the row's timeout.
+        assert_eq!(kernels.workdir.as_deref(), Some("web"));
+        assert_eq!(kernels.build.as_ref().map(|b| b.steps().len()), Some(2));
+        assert_eq!(kernels.timeout_s, 5.0);
+        assert_eq!(s.source_of("harnesses.kernels", "suites/s.toml"), "web/harness.toml");
+    }
+
+    #[test]
+    fn a_harness_mistake_is_one_line_naming_the_file_that_made_it() {
+        let err = |files: &[(&str, &str)], rows: &str| match Catalog::load(project_at(files).path()) {
+            Ok(catalog) => Suite::parse_with(rows, "suites/s.toml", &catalog).unwrap_err().to_string(),
+            Err(e) => e.to_string(),
+        };
+        let pages = [("web/harness.toml", PAGES)];
+        assert_eq!(
+            err(&pages, &ROWS.replace("\"web-wasm\"", "\"nope\"")),
+            "suites/s.toml: harnesses[1].extends: no harness named `nope` (in a **/harness.toml)"
+        );
+        let typo = PAGES.replace("lang = ", "langg = ");
+        let e = err(&[("web/harness.toml", &typo)], ROWS);
+        assert!(e.starts_with("web/harness.toml: web.langg: unknown field `langg`"), "{e}");
+        let gone = PAGES.replace("extends = \"web\"", "extends = \"gone\"");
+        assert_eq!(
+            err(&[("web/harness.toml", &gone)], ROWS),
+            "web/harness.toml: web-wasm.extends: no harness named `gone` (in a **/harness.toml)"
+        );
+        let circle = format!("{PAGES}\n[a]\nextends = \"b\"\n[b]\nextends = \"a\"");
+        assert_eq!(
+            err(&[("web/harness.toml", &circle)], &ROWS.replace("\"web-wasm\"", "\"a\"")),
+            "web/harness.toml: b.extends: `a` extends back to `b`"
+        );
+        assert_eq!(
+            err(&[("a/harness.toml", PAGES), ("b/harness.toml", "[web]\nlang = \"go\"")], ROWS),
+            "b/harness.toml: web: harness `web` is also declared in a/harness.toml"
+        );
+    }
+
     /// The repository's own declarations: every suite names its subjects and services by id (none
     /// declares its own), and every declared subject and service is used by some suite.
     #[test]
@@ -401,5 +557,24 @@ mod tests {
         assert_eq!(declared, subjects, "declared subjects against those the suites use");
         let declared: BTreeSet<String> = catalog.services.keys().cloned().collect();
         assert_eq!(declared, services, "declared services against those the suites use");
+        // Every harness program is extended by some suite's row, directly or through another.
+        let extended: BTreeSet<String> = harness_bases(&root)
+            .into_iter()
+            .chain(catalog.harnesses.values().filter_map(|d| d.table.get("extends")?.as_str().map(String::from)))
+            .collect();
+        let declared: BTreeSet<String> = catalog.harnesses.keys().cloned().collect();
+        assert_eq!(declared, extended, "declared harness programs against those extended");
+    }
+
+    /// The programs the suites' harness rows extend, as written.
+    fn harness_bases(root: &Path) -> Vec<String> {
+        let mut bases = Vec::new();
+        for path in crate::suite::files(&root.join("suites")).unwrap() {
+            let table: toml::Table = std::fs::read_to_string(&path).unwrap().parse().unwrap();
+            if let Some(toml::Value::Array(rows)) = table.get("harnesses") {
+                bases.extend(rows.iter().filter_map(|r| r.get("extends")?.as_str().map(String::from)));
+            }
+        }
+        bases
     }
 }
