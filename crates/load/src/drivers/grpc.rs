@@ -1,5 +1,4 @@
-//! gRPC over HTTP/2, on the `h2` crate and the `http2` driver's connection code: h2c with prior
-//! knowledge, or TLS with ALPN h2. A call is a POST of length-prefixed messages (a flag byte, a
+//! gRPC over HTTP/2, on the `h2` crate: h2c with prior knowledge, or TLS with ALPN h2. A call is a POST of length-prefixed messages (a flag byte, a
 //! four-byte big-endian length, the message) answered by messages and trailers with `grpc-status`.
 //! The driver frames and unframes messages; it never decodes protobuf, so any service can be
 //! loaded with a request message saved as bytes (the scenario's `body_file`).
@@ -21,13 +20,19 @@ use async_trait::async_trait;
 use bytes::{BufMut, Bytes, BytesMut};
 use h2::client::SendRequest;
 use h2::RecvStream;
+use tokio::io::{AsyncRead, AsyncWrite};
 
-use super::http2::{open, Head, ALPN};
+use super::head::Head;
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 use crate::error::LoadError;
 use crate::io::Counters;
 use crate::tls;
 use wirebench_core::runner::Target;
+
+const ALPN: &[u8] = b"h2";
+/// Our receive windows, opened wide (as h2load's default -w/-W 30) so 1 MB messages are not
+/// throttled by flow control.
+const WINDOW: u32 = (1 << 30) - 1;
 
 /// The most messages one call may send (a typo's guard, not a protocol limit).
 const MAX_MESSAGES: u64 = 1_000_000;
@@ -292,6 +297,37 @@ async fn read_until(recv: &mut RecvStream, got: &mut Deframer, messages: u64) ->
         let _ = recv.flow_control().release_capacity(chunk.len());
     }
     Ok(true)
+}
+
+/// Opens one HTTP/2 connection to `target`: h2c with prior knowledge, or TLS with ALPN h2.
+/// `tls` is a connector made with ALPN `h2` (see `new`).
+async fn open(
+    tls: &tokio_rustls::TlsConnector,
+    target: &Target,
+    counters: &Rc<Counters>,
+) -> Result<SendRequest<bytes::Bytes>, LoadError> {
+    let io = crate::io::connect(target, counters).await?;
+    if target.tls {
+        handshake(tls::handshake(tls, io, ALPN).await?).await
+    } else {
+        handshake(io).await
+    }
+}
+
+async fn handshake<S: AsyncRead + AsyncWrite + Unpin + 'static>(io: S) -> Result<SendRequest<bytes::Bytes>, LoadError> {
+    let (send, connection) = h2::client::Builder::new()
+        .initial_window_size(WINDOW)
+        .initial_connection_window_size(WINDOW)
+        .max_frame_size(1 << 14)
+        .handshake(io)
+        .await
+        .map_err(|e| LoadError::Protocol(format!("h2 handshake: {e}")))?;
+    // The connection task drives frames for all channels; it ends when they are all dropped.
+    // Unconstrained like the worker loop (see `worker::thread_main`).
+    tokio::task::spawn_local(tokio::task::unconstrained(async move {
+        let _ = connection.await;
+    }));
+    Ok(send)
 }
 
 #[cfg(test)]

@@ -16,8 +16,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use bytes::{Buf as _, BufMut as _, Bytes};
 
+use super::head::Head;
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
-use crate::drivers::http2::Head;
 use crate::error::LoadError;
 use crate::io::Counters;
 use crate::tls;

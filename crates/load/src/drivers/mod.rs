@@ -3,6 +3,7 @@
 
 pub mod event_stream;
 pub mod grpc;
+mod head;
 pub mod http1;
 pub mod http2;
 pub mod http3;
