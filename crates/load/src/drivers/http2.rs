@@ -108,22 +108,75 @@ struct HeaderBlocks {
 /// Fields RFC 9113 §8.2.2 forbids in HTTP/2.
 const CONNECTION_SPECIFIC: &[&str] = &["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"];
 
-/// Static table entries (RFC 7541 Appendix A) that requests use: (index, name, value or "").
-const STATIC: &[(u8, &str, &str)] = &[
-    (1, ":authority", ""),
-    (2, ":method", "GET"),
-    (3, ":method", "POST"),
-    (4, ":path", "/"),
-    (6, ":scheme", "http"),
-    (7, ":scheme", "https"),
-    (16, "accept-encoding", "gzip, deflate"),
-    (19, "accept", ""),
-    (23, "authorization", ""),
-    (28, "content-length", ""),
-    (31, "content-type", ""),
-    (32, "cookie", ""),
-    (58, "user-agent", ""),
+/// RFC 7541 Appendix A: the static table, index 1 to 61 (name, value).
+const STATIC: [(&str, &str); 61] = [
+    (":authority", ""),
+    (":method", "GET"),
+    (":method", "POST"),
+    (":path", "/"),
+    (":path", "/index.html"),
+    (":scheme", "http"),
+    (":scheme", "https"),
+    (":status", "200"),
+    (":status", "204"),
+    (":status", "206"),
+    (":status", "304"),
+    (":status", "400"),
+    (":status", "404"),
+    (":status", "500"),
+    ("accept-charset", ""),
+    ("accept-encoding", "gzip, deflate"),
+    ("accept-language", ""),
+    ("accept-ranges", ""),
+    ("accept", ""),
+    ("access-control-allow-origin", ""),
+    ("age", ""),
+    ("allow", ""),
+    ("authorization", ""),
+    ("cache-control", ""),
+    ("content-disposition", ""),
+    ("content-encoding", ""),
+    ("content-language", ""),
+    ("content-length", ""),
+    ("content-location", ""),
+    ("content-range", ""),
+    ("content-type", ""),
+    ("cookie", ""),
+    ("date", ""),
+    ("etag", ""),
+    ("expect", ""),
+    ("expires", ""),
+    ("from", ""),
+    ("host", ""),
+    ("if-match", ""),
+    ("if-modified-since", ""),
+    ("if-none-match", ""),
+    ("if-range", ""),
+    ("if-unmodified-since", ""),
+    ("last-modified", ""),
+    ("link", ""),
+    ("location", ""),
+    ("max-forwards", ""),
+    ("proxy-authenticate", ""),
+    ("proxy-authorization", ""),
+    ("range", ""),
+    ("referer", ""),
+    ("refresh", ""),
+    ("retry-after", ""),
+    ("server", ""),
+    ("set-cookie", ""),
+    ("strict-transport-security", ""),
+    ("transfer-encoding", ""),
+    ("user-agent", ""),
+    ("vary", ""),
+    ("via", ""),
+    ("www-authenticate", ""),
 ];
+
+/// The static index (1-61) of a field with this name and value, or of its name alone.
+fn static_index(name: &str, value: Option<&str>) -> Option<usize> {
+    STATIC.iter().position(|&(n, v)| n == name && value.is_none_or(|value| v == value)).map(|i| i + 1)
+}
 
 impl HeaderBlocks {
     fn of(r: &RequestSpec, target: &Target) -> Result<HeaderBlocks, LoadError> {
@@ -159,7 +212,7 @@ impl HeaderBlocks {
         let mut indexed: Vec<usize> = Vec::new();
         let mut size = 0;
         for (i, (name, value)) in fields.iter().enumerate() {
-            if STATIC.iter().any(|(_, n, v)| n == name && v == value) {
+            if static_index(name, Some(value)).is_some() {
                 continue;
             }
             let entry = name.len() + value.len() + 32;
@@ -169,13 +222,13 @@ impl HeaderBlocks {
             }
         }
         for (i, (name, value)) in fields.iter().enumerate() {
-            if let Some(&(index, ..)) = STATIC.iter().find(|(_, n, v)| n == name && v == value) {
+            if let Some(index) = static_index(name, Some(value)) {
                 for block in [&mut first, &mut next, &mut plain] {
-                    integer(block, 0x80, 7, index as usize);
+                    integer(block, 0x80, 7, index);
                 }
                 continue;
             }
-            let name_index = STATIC.iter().find(|(_, n, _)| n == name).map(|&(index, ..)| index as usize);
+            let name_index = static_index(name, None);
             // Without indexing: 0x00 and a 4-bit name index; with incremental indexing: 0x40, 6 bits.
             literal(&mut plain, 0x00, 4, name_index, name, value);
             match indexed.iter().position(|&j| j == i) {
@@ -434,73 +487,6 @@ fn start<S: AsyncRead + AsyncWrite + Unpin + 'static>(io: S, blocks: HeaderBlock
     shared
 }
 
-/// RFC 7541 Appendix A: the static table's names, index 1 to 61.
-const STATIC_NAMES: [&str; 61] = [
-    ":authority",
-    ":method",
-    ":method",
-    ":path",
-    ":path",
-    ":scheme",
-    ":scheme",
-    ":status",
-    ":status",
-    ":status",
-    ":status",
-    ":status",
-    ":status",
-    ":status",
-    "accept-charset",
-    "accept-encoding",
-    "accept-language",
-    "accept-ranges",
-    "accept",
-    "access-control-allow-origin",
-    "age",
-    "allow",
-    "authorization",
-    "cache-control",
-    "content-disposition",
-    "content-encoding",
-    "content-language",
-    "content-length",
-    "content-location",
-    "content-range",
-    "content-type",
-    "cookie",
-    "date",
-    "etag",
-    "expect",
-    "expires",
-    "from",
-    "host",
-    "if-match",
-    "if-modified-since",
-    "if-none-match",
-    "if-range",
-    "if-unmodified-since",
-    "last-modified",
-    "link",
-    "location",
-    "max-forwards",
-    "proxy-authenticate",
-    "proxy-authorization",
-    "range",
-    "referer",
-    "refresh",
-    "retry-after",
-    "server",
-    "set-cookie",
-    "strict-transport-security",
-    "transfer-encoding",
-    "user-agent",
-    "vary",
-    "via",
-    "www-authenticate",
-];
-/// The static table's `:status` values, index 8 to 14.
-const STATIC_STATUS: [u16; 7] = [200, 204, 206, 304, 400, 404, 500];
-
 /// An HPACK decoder (RFC 7541) that keeps the dynamic table in step and reads one field,
 /// `:status`; other fields are decoded only to enter the table.
 /// A dynamic table entry: (name, value).
@@ -561,13 +547,14 @@ fn decode_string(bytes: &[u8], huffman: bool, out: &mut Vec<u8>) -> Result<(), S
 }
 
 impl Hpack {
-    /// The name and value at `index` (static 1-61, then dynamic, newest first); static values
-    /// other than `:status`'s are not kept (empty).
+    /// The name at `index` (static 1-61, then dynamic, newest first), and the status when the
+    /// field is `:status`.
     fn field(&self, index: usize) -> Result<(&[u8], Option<u16>), String> {
         match index {
             0 => Err("index 0".into()),
             1..=61 => {
-                Ok((STATIC_NAMES[index - 1].as_bytes(), (8..=14).contains(&index).then(|| STATIC_STATUS[index - 8])))
+                let (name, value) = STATIC[index - 1];
+                Ok((name.as_bytes(), (name == ":status").then(|| parse_status(value.as_bytes())).flatten()))
             }
             _ => {
                 let (name, value) =
