@@ -751,7 +751,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
             let h = &self.rbuf[self.start..self.start + 9];
             let len = u32::from_be_bytes([0, h[0], h[1], h[2]]) as usize;
             let (kind, flags) = (h[3], h[4]);
-            let id = u32::from_be_bytes([h[5], h[6], h[7], h[8]]) & 0x7fff_ffff;
+            let id = u32_at(h, 5) & 0x7fff_ffff;
             if len > MAX_FRAME {
                 return Err(format!("FRAME_SIZE_ERROR: a {len}-byte frame (type {kind})"));
             }
@@ -838,7 +838,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     }
                 }
                 RST_STREAM => {
-                    let code = payload.get(..4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+                    let code = u32_at(payload, 0);
                     if let Some(at) = st.active.iter().position(|&(sid, _)| sid == id) {
                         st.finish(at, Some(format!("h2: stream reset by the server (error code {code:#x})")));
                         completed = true;
@@ -849,7 +849,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         return Err("PROTOCOL_ERROR: a malformed SETTINGS frame".into());
                     }
                     for setting in payload.chunks(6) {
-                        let value = u32::from_be_bytes([setting[2], setting[3], setting[4], setting[5]]);
+                        let value = u32_at(setting, 2);
                         match u16::from_be_bytes([setting[0], setting[1]]) {
                             0x1 if (value as usize) < TABLE => {
                                 st.table_update = Some(value as usize);
@@ -879,9 +879,8 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     st.out.extend_from_slice(payload);
                 }
                 GOAWAY => {
-                    let last =
-                        payload.get(..4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) & 0x7fff_ffff);
-                    let code = payload.get(4..8).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+                    let last = u32_at(payload, 0) & 0x7fff_ffff;
+                    let code = u32_at(payload, 4);
                     let why = format!("h2: the server sent GOAWAY (error code {code:#x})");
                     st.closed = Some(why.clone());
                     while let Some(at) = st.active.iter().position(|&(sid, _)| sid > last) {
@@ -893,8 +892,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     }
                 }
                 WINDOW_UPDATE => {
-                    let increment =
-                        payload.get(..4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]) & 0x7fff_ffff);
+                    let increment = u32_at(payload, 0) & 0x7fff_ffff;
                     if id == 0 {
                         st.conn_window += increment as i64;
                     } else if let Some(&(_, slot)) = st.active.iter().find(|&&(sid, _)| sid == id) {
@@ -909,6 +907,12 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
         }
         Ok(completed)
     }
+}
+
+/// The big-endian u32 at `at` in a frame's bytes; 0 when the frame is too short for it (a short
+/// RST_STREAM, GOAWAY or WINDOW_UPDATE reads as code 0 or no increment).
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    bytes.get(at..at + 4).map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
 }
 
 /// A DATA or HEADERS frame's payload without its padding.
