@@ -839,13 +839,8 @@ fn steadiness(per_tick: &[u64], secs: f64, ramp_up_s: f64) -> Option<f64> {
         return None;
     }
     let xs: Vec<f64> = per_tick[first..whole].iter().map(|&n| n as f64).collect();
-    let n = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / n;
-    if mean <= 0.0 {
-        return None;
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    Some(var.sqrt() / mean)
+    let (mean, sd) = crate::stats::mean_sd(&xs);
+    (mean > 0.0).then(|| sd / mean)
 }
 
 /// A link's share of one measurement.

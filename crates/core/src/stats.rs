@@ -34,12 +34,10 @@ impl Summary {
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
         let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
-        let mean = values.iter().sum::<f64>() / n as f64;
+        let (mean, sd) = mean_sd(values);
         if n < 2 {
             return Some(Summary { n, median, mean, ci: None, cv: None });
         }
-        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let sd = var.sqrt();
         // The table at 95 %, which the report's every other interval uses, so they stay as printed.
         let t = if alpha == ALPHA { t95(n - 1) } else { t_quantile(n - 1, alpha) };
         let half = t * sd / (n as f64).sqrt();
@@ -76,8 +74,7 @@ impl Summary {
         }
         let logs: Vec<f64> = values.iter().map(|v| v.ln()).collect();
         let n = logs.len();
-        let mean = logs.iter().sum::<f64>() / n as f64;
-        let sd = (logs.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt();
+        let (_, sd) = mean_sd(&logs);
         let df = (n - 1) as f64;
         let chi = ChiSquared::new(df).expect("n >= 3 gives a valid chi-squared");
         let (upper, lower) = (chi.inverse_cdf(1.0 - alpha / 2.0), chi.inverse_cdf(alpha / 2.0));
@@ -93,6 +90,18 @@ impl Summary {
 
 /// The error rate of every interval the report shows: 95 % intervals.
 pub const ALPHA: f64 = 0.05;
+
+/// The mean and the sample standard deviation (n − 1); the deviation is 0 for fewer than two
+/// values.
+pub(crate) fn mean_sd(values: &[f64]) -> (f64, f64) {
+    let n = values.len();
+    let mean = values.iter().sum::<f64>() / n as f64;
+    if n < 2 {
+        return (mean, 0.0);
+    }
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    (mean, var.sqrt())
+}
 
 /// The two-sided `1 − alpha` quantile of Student's t with `df` degrees of freedom
 /// (`t_quantile(df, 0.05)` agrees with `t95` to its three decimals).
