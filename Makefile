@@ -35,15 +35,16 @@ setup-web:
 	@# Each installs again whenever its lock file is newer than what node_modules holds.
 	@for dir in web $(FORMATS_TS) $(REALTIME); do scripts/npm-ci-if-stale $$dir; done
 
-build: setup instrument ## Build the instrument, the Rust workspace and what every suite needs (each language's tool skips what is current)
+build: setup instrument ## Build the instrument and what every suite needs (each language's tool skips what is current)
 	$(WIREBENCH) build
 
-# The instrument, with the rest of the Rust workspace: the Rust subjects build it whole too, so
-# one selection of packages, and so one set of dependency features, serves all (decision 0021).
-# `wirebench build <suite>` then builds what else that suite's rows need, from the subjects'
-# declarations (subjects/**/subject.toml, **/harness.toml) and the suites' harness rows.
+# The instrument alone: crates/workspace-hack pins every dependency's features to the whole
+# workspace's, so each package builds alone into the binary a workspace build makes, and
+# switching between them rebuilds nothing (decision 0025). `wirebench build <suite>` then builds
+# what that suite's rows need, from the subjects' declarations (subjects/**/subject.toml,
+# **/harness.toml) and the suites' harness rows.
 instrument:
-	$(CARGO) build --release --locked --workspace
+	$(CARGO) build --release --locked -p wirebench
 
 build-formats: instrument ## Build the formats lab's Rust, Go, Java and TypeScript harnesses
 	$(WIREBENCH) build formats
@@ -66,10 +67,13 @@ build-web: build-wasm ## Build the browser labs' pages (web/dist) and their Node
 parse-page: build ## The parse lab's browser page, by hand: both servers and the page on loopback; prints the URL
 	subjects/parse/serve-page.sh
 
-run: ## Run the protocols suite (quick profile), building only what it needs, and print the report's path
+run: ## A first report: the protocols suite's brief profile (3 repeats, a fifth of quick's durations), building only what it needs; prints the report's path
 	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES=mosquitto
-	@$(MAKE) --no-print-directory instrument
-	$(WIREBENCH) run protocols --profile quick
+	@# The instrument and the protocols lab's servers (the package subjects/protocols/rust/subject.toml
+	@# builds; a test keeps the two the same) in one cargo invocation: each binary's fat-LTO link
+	@# runs on one core while the other compiles. One after the other took 4 min 22 s + 2 min 34 s.
+	$(CARGO) build --release --locked -p wirebench -p protocols-rust
+	$(WIREBENCH) run protocols --profile brief
 
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build

@@ -37,7 +37,7 @@ for build in plain simd; do
   [ "$build" = simd ] && flags="-C target-feature=+simd128"
   # Its own target directory per build: the flags differ, and so would every cached artifact.
   RUSTFLAGS="$flags" CARGO_TARGET_DIR="target/wasm-$build" \
-    "$CARGO" build --release --locked --quiet --target "$TARGET" -p wasm-kernels --lib
+    "$CARGO" rustc --release --locked --quiet --target "$TARGET" -p wasm-kernels --lib --crate-type cdylib
   # The glue takes the crate's lib name (wasm_kernels.js, wasm_kernels_bg.wasm), in a fresh
   # directory: no file of an older build or name stays behind for the page's import glob.
   rm -rf "${OUT:?}/$build"

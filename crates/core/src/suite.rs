@@ -144,6 +144,10 @@ pub struct Profile {
     /// until each is decided or the limits are reached (`runner`'s sequential phase).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_decided: Option<UntilDecided>,
+    /// Globs on scenario ids this profile leaves out (protocols' `brief` drops the rows across
+    /// network links, whose lossy rows need seconds each). Each must match some scenario.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skip: Vec<String>,
 }
 
 /// The limits of a sequential run: at most `max_repeats` repeats of any row, and no new round
@@ -908,6 +912,16 @@ impl Suite {
                     return bad(format!("profiles.{name}.until_decided"), e);
                 }
             }
+            for (i, g) in p.skip.iter().enumerate() {
+                let key = format!("profiles.{name}.skip[{i}]");
+                let pattern = match glob::Pattern::new(g) {
+                    Ok(pattern) => pattern,
+                    Err(e) => return bad(key, format!("`{g}` is not a glob: {e}")),
+                };
+                if !self.scenarios.iter().any(|s| pattern.matches(&s.id)) {
+                    return bad(key, format!("`{g}` matches no scenario"));
+                }
+            }
         }
         if !self.profiles.is_empty() && !self.profiles.contains_key(&self.default_profile) {
             return bad("default_profile".into(), format!("no profile named `{}`", self.default_profile));
@@ -1049,7 +1063,7 @@ impl Suite {
             "full" => (10, 1.0),
             _ => return None,
         };
-        Some(Profile { repeats, scale, max_connections: None, harness_rounds: 1, until_decided: None })
+        Some(Profile { repeats, scale, max_connections: None, harness_rounds: 1, until_decided: None, skip: vec![] })
     }
 
     /// Harnesses selected by an optional glob on their id.
@@ -1071,9 +1085,16 @@ impl Suite {
         Ok(())
     }
 
-    /// Scenarios selected by an optional glob on their id, with the profile applied.
+    /// Scenarios selected by an optional glob on their id, less those the profile skips, with
+    /// the profile applied.
     pub fn plan(&self, profile: &Profile, only: Option<&glob::Pattern>) -> Vec<Scenario> {
-        self.scenarios.iter().filter(|s| only.is_none_or(|p| p.matches(&s.id))).map(|s| s.scaled(profile)).collect()
+        // The globs were checked when the suite was parsed; a built-in profile has none.
+        let skip: Vec<glob::Pattern> = profile.skip.iter().filter_map(|g| glob::Pattern::new(g).ok()).collect();
+        self.scenarios
+            .iter()
+            .filter(|s| only.is_none_or(|p| p.matches(&s.id)) && !skip.iter().any(|p| p.matches(&s.id)))
+            .map(|s| s.scaled(profile))
+            .collect()
     }
 }
 
@@ -1258,6 +1279,7 @@ mod tests {
             max_connections: None,
             harness_rounds,
             until_decided: None,
+            skip: vec![],
         };
         assert_eq!(p(10, 1).harness_rounds(), [(1, 10)]);
         assert_eq!(p(10, 3).harness_rounds(), [(1, 4), (5, 3), (8, 3)]);
@@ -1420,9 +1442,13 @@ mod tests {
                 assert!(last < Some(at), "{name}: `{}` moved", old.id);
                 last = Some(at);
             }
-            assert_eq!((&now.profiles, &now.default_profile), (&then.profiles, &then.default_profile), "{name}");
+            // Profiles may be added (protocols' `brief`, for `make run`); the old ones stay.
+            assert_eq!(now.default_profile, then.default_profile, "{name}");
+            for (id, profile) in &then.profiles {
+                assert_eq!(now.profiles.get(id), Some(profile), "{name}: profile `{id}` changed");
+            }
             for (id, subject) in &then.subjects {
-                // How a subject is built may change (decision 0021), and the flag that makes it
+                // How a subject is built may change (decisions 0021, 0025), and the flag that makes it
                 // listen beyond loopback for workers elsewhere (unused otherwise); what runs may not.
                 let now = now.subjects.get(id).map(|s| SubjectSpec {
                     build: subject.build.clone(),
@@ -1574,10 +1600,37 @@ extends = "copy"
         let smoke = s.profile("smoke").unwrap();
         let planned = s.plan(&smoke, None);
         assert_eq!(planned[0].requests, Some(5));
-        let tiny =
-            Profile { repeats: 1, scale: 0.0001, max_connections: Some(2), harness_rounds: 1, until_decided: None };
+        let tiny = Profile {
+            repeats: 1,
+            scale: 0.0001,
+            max_connections: Some(2),
+            harness_rounds: 1,
+            until_decided: None,
+            skip: vec![],
+        };
         let planned = s.plan(&tiny, None);
         assert_eq!((planned[0].connections, planned[0].requests), (2, Some(2)));
         assert!(s.plan(&smoke, Some(&glob::Pattern::new("b*").unwrap())).is_empty());
+    }
+
+    #[test]
+    fn a_profile_skips_rows_by_glob_checked_when_parsed() {
+        let suite = |skip: &str| {
+            format!(
+                "default_profile = \"brief\"\n[profiles.brief]\nrepeats = 3\nskip = [{skip}]\n{GOOD}\n\
+                 [[scenarios]]\nid = \"net-a\"\nsubject = \"rest\"\ndriver = \"http1\"\npath = \"/x\"\n"
+            )
+        };
+        let s = parse(&suite("\"net-*\"")).unwrap();
+        let ids = |p: &Profile| s.plan(p, None).into_iter().map(|sc| sc.id).collect::<Vec<_>>();
+        assert_eq!(ids(&s.profile("brief").unwrap()), ["a"]);
+        assert_eq!(ids(&s.profile("smoke").unwrap()), ["a", "net-a"]);
+        for (skip, want) in [
+            ("\"lan-*\"", "s.toml: profiles.brief.skip[0]: `lan-*` matches no scenario"),
+            ("\"a\", \"[\"", "s.toml: profiles.brief.skip[1]: `[` is not a glob"),
+        ] {
+            let err = parse(&suite(skip)).unwrap_err();
+            assert!(err.starts_with(want), "got `{err}`, want prefix `{want}`");
+        }
     }
 }

@@ -52,6 +52,13 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     let only = crate::build::only_glob(args.only.as_deref())?;
     if let Some(pattern) = &only {
         if suite.plan(&profile, Some(pattern)).is_empty() && suite.harnesses_matching(Some(pattern)).is_empty() {
+            if suite.scenarios.iter().any(|s| pattern.matches(&s.id)) {
+                bail!(
+                    "--only `{}`: profile `{profile_name}` skips every scenario it selects ({})",
+                    pattern.as_str(),
+                    profile.skip.join(", ")
+                );
+            }
             bail!("--only `{}` matches no scenario of suite `{}`", pattern.as_str(), suite.name);
         }
     }

@@ -342,6 +342,10 @@ fn bad_input_gives_one_line_and_exit_1() {
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--cpus", "subject=zero"]), "--cpus");
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--only", "nothing*"]), "matches no scenario");
     assert_one_line_error(
+        &wirebench(&["run", "protocols", "--no-build", "--profile", "brief", "--only", "conn-net-*"]),
+        "--only `conn-net-*`: profile `brief` skips every scenario it selects (*-net-*)",
+    );
+    assert_one_line_error(
         &wirebench(&["run", "smoke", "--no-build", "--profile", "smoke", "--until-decided", "5"]),
         "--until-decided with profile `smoke`: needs at least 2 repeats",
     );

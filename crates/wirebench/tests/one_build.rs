@@ -1,0 +1,128 @@
+//! Every Rust package built alone compiles the crates the whole workspace build compiles, the
+//! same way (docs/decisions/0025-each-package-builds-alone.md), so `cargo build -p PACKAGE` makes
+//! the workspace's binary and reuses what any other selection built. Two things decide it:
+//! - features: Cargo gives a dependency the union of the features asked for by the packages
+//!   being built. Without the pins of `crates/workspace-hack` a subject built alone got other
+//!   features than the same subject built with the workspace (`log` and `tracing` kept their
+//!   calls). When that check fails, a dependency or a feature was added:
+//!   `cargo install cargo-hakari --locked`, then `cargo hakari generate && cargo hakari manage-deps`;
+//! - object code: under fat LTO, Cargo compiles the crates below one that needs object code (a
+//!   staticlib, cdylib or dylib) with object code and bitcode, and other crates with bitcode
+//!   alone; so every such crate must be under every package (workspace-hack depends on `tun`).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn cargo(args: &[&str]) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = Command::new(&cargo)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("{cargo} {}: {e}", args.join(" ")));
+    assert!(out.status.success(), "cargo {}: {}", args.join(" "), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What a release build of `selection` compiles: one line per crate and feature set, for the
+/// normal and build dependencies on this host (dev-dependencies are not in release binaries).
+fn units(selection: &[&str]) -> BTreeSet<String> {
+    let mut args = vec!["tree", "--locked", "-e", "normal,build", "--prefix", "none", "-f", "{p} [{f}]"];
+    args.extend_from_slice(selection);
+    cargo(&args).lines().map(|l| l.trim_end_matches(" (*)").to_string()).filter(|l| !l.is_empty()).collect()
+}
+
+fn metadata(args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["metadata", "--locked", "--format-version", "1"];
+    all.extend_from_slice(args);
+    let metadata: serde_json::Value = serde_json::from_str(&cargo(&all)).unwrap();
+    metadata["packages"].as_array().unwrap().clone()
+}
+
+fn members() -> Vec<String> {
+    metadata(&["--no-deps"]).iter().map(|p| p["name"].as_str().unwrap().to_string()).collect()
+}
+
+/// `name vVERSION` of every package whose library declares a crate type that needs object code.
+fn needing_object_code() -> Vec<String> {
+    // A library target (examples and other targets are not built for dependencies).
+    let needs = |t: &serde_json::Value| {
+        let has =
+            |key: &str, kinds: &[&str]| t[key].as_array().unwrap().iter().any(|k| kinds.contains(&k.as_str().unwrap()));
+        has("kind", &["lib", "rlib", "staticlib", "cdylib", "dylib"])
+            && has("crate_types", &["staticlib", "cdylib", "dylib"])
+    };
+    metadata(&["--filter-platform", "x86_64-unknown-linux-gnu"])
+        .iter()
+        .filter(|p| p["targets"].as_array().unwrap().iter().any(needs))
+        .map(|p| format!("{} v{}", p["name"].as_str().unwrap(), p["version"].as_str().unwrap()))
+        .collect()
+}
+
+#[test]
+fn each_package_alone_builds_what_the_workspace_builds() {
+    let workspace = units(&["--workspace"]);
+    // The check can fail: the workspace compiles some crates with other features than one
+    // package needs, so without the pins the sets would differ.
+    assert!(workspace.iter().any(|u| u.starts_with("log ") && u.contains("release_max_level_off")));
+    let objects: Vec<String> = needing_object_code()
+        .into_iter()
+        .filter(|p| workspace.iter().any(|u| u.starts_with(&format!("{p} "))))
+        .collect();
+    assert!(objects.iter().any(|p| p.starts_with("tun ")), "tun (a staticlib) should be in the workspace: {objects:?}");
+    let mut stale = Vec::new();
+    for member in members() {
+        let alone = units(&["-p", &member]);
+        assert!(alone.iter().any(|u| u.starts_with(&format!("{member} "))), "{member}: not in its own tree");
+        stale.extend(alone.difference(&workspace).map(|u| format!("{member}: {u}")));
+        for p in &objects {
+            if !alone.iter().any(|u| u.starts_with(&format!("{p} "))) {
+                stale.push(format!("{member}: lacks {p}, which needs object code (add it to crates/workspace-hack)"));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "built alone, these packages compile crates other than the workspace build does (for features, run \
+         `cargo hakari generate && cargo hakari manage-deps`; cargo install cargo-hakari --locked):\n{}",
+        stale.join("\n")
+    );
+}
+
+/// The packages named after `-p` in `text`.
+fn packages(text: &str) -> BTreeSet<String> {
+    let words: Vec<&str> = text.split_whitespace().map(|w| w.trim_matches(|c| c == '(' || c == ')')).collect();
+    words.windows(2).filter(|w| w[0] == "-p").map(|w| w[1].to_string()).collect()
+}
+
+/// `make run` builds the instrument and the protocols suite's Rust packages in one cargo
+/// invocation (so one binary links while the other compiles); it must name what the suite's
+/// declarations build, or the run's own build step would compile what `make run` left out.
+#[test]
+fn make_run_builds_what_the_protocols_suite_builds() {
+    let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
+    let recipe: String = makefile
+        .split("\nrun:")
+        .nth(1)
+        .expect("Makefile has a `run` target")
+        .lines()
+        .skip(1)
+        .take_while(|l| l.starts_with('\t'))
+        .filter(|l| l.contains("$(CARGO) build"))
+        .collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+        .args(["build", "protocols", "--dry-run"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut want = packages(&String::from_utf8_lossy(&out.stdout));
+    assert!(want.contains("protocols-rust"), "{want:?}");
+    want.insert("wirebench".into());
+    assert_eq!(packages(&recipe), want, "Makefile's `run` recipe: {recipe}");
+}
