@@ -404,7 +404,7 @@ fn build_plans_each_step_once_for_what_the_rows_need() {
     let text = String::from_utf8_lossy(&out.stdout);
     let steps: Vec<&str> = text.lines().collect();
     assert_eq!(steps.len(), 1, "one cargo build serves every protocols subject: {text}");
-    assert!(steps[0].starts_with("(cd . && cargo build --release --quiet --locked --workspace)"), "{text}");
+    assert!(steps[0].starts_with("(cd . && cargo build --release --quiet --locked -p protocols-rust)"), "{text}");
     let out = wirebench(&["build", "restcache", "--only", "*go-postgres", "--dry-run"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(cd subjects/restcache/go && go build -o bin/restcache-go .)"), "{text}");
@@ -413,7 +413,7 @@ fn build_plans_each_step_once_for_what_the_rows_need() {
     let text = String::from_utf8_lossy(&out.stdout);
     let steps: Vec<&str> = text.lines().collect();
     assert_eq!(steps.len(), 2, "{text}");
-    assert!(steps[0].contains("cargo build --release --quiet --locked --workspace)"), "restcache-fill first: {text}");
+    assert!(steps[0].contains("cargo build --release --quiet --locked -p restcache-rust)"), "restcache-fill first: {text}");
     assert!(steps[1].contains("go build"), "{text}");
     assert_one_line_error(&wirebench(&["build", "nosuch"]), "no suite");
 }
