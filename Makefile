@@ -35,7 +35,10 @@ setup-web:
 	@# Each installs again whenever its lock file is newer than what node_modules holds.
 	@for dir in web $(FORMATS_TS) $(REALTIME); do scripts/npm-ci-if-stale $$dir; done
 
-build: setup instrument ## Build the instrument and what every suite needs (each language's tool skips what is current)
+build: setup ## Build the instrument and what every suite needs (each language's tool skips what is current)
+	@# The whole workspace in one cargo invocation first, so its binaries' fat-LTO links overlap;
+	@# the suites' `cargo build -p` steps then find every crate built (decision 0025).
+	$(CARGO) build --release --locked --workspace
 	$(WIREBENCH) build
 
 # The instrument alone: crates/workspace-hack pins every dependency's features to the whole

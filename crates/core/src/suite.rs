@@ -145,7 +145,8 @@ pub struct Profile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub until_decided: Option<UntilDecided>,
     /// Globs on scenario ids this profile leaves out (protocols' `brief` drops the rows across
-    /// network links, whose lossy rows need seconds each). Each must match some scenario.
+    /// network links, whose lossy rows need seconds each). Each must match some scenario;
+    /// harness rows are not skipped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<String>,
 }

@@ -413,7 +413,10 @@ fn build_plans_each_step_once_for_what_the_rows_need() {
     let text = String::from_utf8_lossy(&out.stdout);
     let steps: Vec<&str> = text.lines().collect();
     assert_eq!(steps.len(), 2, "{text}");
-    assert!(steps[0].contains("cargo build --release --quiet --locked -p restcache-rust)"), "restcache-fill first: {text}");
+    assert!(
+        steps[0].contains("cargo build --release --quiet --locked -p restcache-rust)"),
+        "restcache-fill first: {text}"
+    );
     assert!(steps[1].contains("go build"), "{text}");
     assert_one_line_error(&wirebench(&["build", "nosuch"]), "no suite");
 }

@@ -125,4 +125,18 @@ fn make_run_builds_what_the_protocols_suite_builds() {
     assert!(want.contains("protocols-rust"), "{want:?}");
     want.insert("wirebench".into());
     assert_eq!(packages(&recipe), want, "Makefile's `run` recipe: {recipe}");
+    assert!(recipe.contains("--release") && !recipe.contains("--profile"), "the release binaries: {recipe}");
+}
+
+/// `make run`'s brief profile leaves out every row across a network link (seconds each when
+/// lossy, and they need root), whatever the rows are named, and keeps every other row.
+#[test]
+fn the_brief_profile_runs_every_loopback_row() {
+    let suite =
+        wirebench_core::suite::Suite::load(&root().join("suites/protocols.toml"), &root(), &wirebench_load::Registry)
+            .unwrap();
+    let brief = suite.plan(&suite.profile("brief").unwrap(), None);
+    let all = suite.plan(&suite.profile("quick").unwrap(), None);
+    assert!(brief.iter().all(|s| s.net.is_none()), "a brief row crosses a link");
+    assert_eq!(brief.len(), all.iter().filter(|s| s.net.is_none()).count(), "a loopback row is skipped");
 }
