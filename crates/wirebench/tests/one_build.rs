@@ -10,13 +10,12 @@
 //!   staticlib, cdylib or dylib) with object code and bitcode, and other crates with bitcode
 //!   alone; so every such crate must be under every package (workspace-hack depends on `tun`).
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use common::workspace as root;
 
 fn cargo(args: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -115,11 +114,7 @@ fn make_run_builds_what_the_protocols_suite_builds() {
         .take_while(|l| l.starts_with('\t'))
         .filter(|l| l.contains("$(CARGO) build"))
         .collect();
-    let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
-        .args(["build", "protocols", "--dry-run"])
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let out = common::wirebench(&["build", "protocols", "--dry-run"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut want = packages(&String::from_utf8_lossy(&out.stdout));
     assert!(want.contains("protocols-rust"), "{want:?}");
