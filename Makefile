@@ -134,6 +134,8 @@ setup-ghz:
 	@command -v ghz >/dev/null || [ -x "$$(go env GOPATH)/bin/ghz" ] || go install github.com/bojand/ghz/cmd/ghz@$(GHZ_VERSION)
 
 lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
+	@# protocols-rust's build script compiles its .proto files with protoc, even under clippy.
+	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES=protobuf-compiler
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets --locked -- -D warnings
 	@# The wasm lab's module is compiled only for wasm32: lint it there too, when the target is installed.

@@ -4,7 +4,7 @@
 //! (Cargo, `go build`'s cache, Vite, Maven): a step whose outputs are current costs its tool's
 //! check, not a build.
 
-use crate::suite::{Build, Suite};
+use crate::suite::{Build, Profile, Suite};
 
 /// One command of a build, and what needs it (for messages).
 #[derive(Debug, Clone, PartialEq)]
@@ -22,14 +22,15 @@ pub struct Plan {
 
 impl Plan {
     /// Adds the steps of what `suite` runs: the subjects of the scenarios and harnesses whose
-    /// id matches `only` (all without it), then those harnesses.
-    pub fn add(&mut self, suite: &Suite, only: Option<&glob::Pattern>) {
+    /// id matches `only` (all without it) and, for a run, that its profile does not skip; then
+    /// those harnesses.
+    pub fn add(&mut self, suite: &Suite, only: Option<&glob::Pattern>, profile: Option<&Profile>) {
         let selected = |id: &str| only.is_none_or(|p| p.matches(id));
         let harnesses: Vec<_> = suite.harnesses.iter().filter(|h| selected(&h.id)).collect();
         let subjects = suite
             .scenarios
             .iter()
-            .filter(|s| selected(&s.id))
+            .filter(|s| selected(&s.id) && !profile.is_some_and(|p| p.skips(&s.id)))
             .map(|s| &s.subject)
             .chain(harnesses.iter().flat_map(|h| &h.subjects));
         for name in subjects {
@@ -138,7 +139,7 @@ mod tests {
     fn plan(only: Option<&str>) -> Vec<(Option<String>, String, Vec<String>)> {
         let suite = Suite::parse(SUITE, "s.toml").unwrap();
         let mut plan = Plan::default();
-        plan.add(&suite, only.map(|g| glob::Pattern::new(g).unwrap()).as_ref());
+        plan.add(&suite, only.map(|g| glob::Pattern::new(g).unwrap()).as_ref(), None);
         plan.steps.into_iter().map(|s| (s.workdir, s.argv.join(" "), s.needed_by)).collect()
     }
 
@@ -161,7 +162,7 @@ mod tests {
         let text = SUITE.replace("subject = \"b\"", "subject = \"filled\"");
         let suite = Suite::parse(&text, "s.toml").unwrap();
         let mut plan = Plan::default();
-        plan.add(&suite, Some(&glob::Pattern::new("b-1").unwrap()));
+        plan.add(&suite, Some(&glob::Pattern::new("b-1").unwrap()), None);
         let steps: Vec<(String, Vec<String>)> =
             plan.steps.into_iter().map(|s| (s.argv.join(" "), s.needed_by)).collect();
         assert_eq!(
@@ -191,6 +192,23 @@ mod tests {
     }
 
     #[test]
+    fn a_run_does_not_build_the_subjects_of_rows_its_profile_skips() {
+        let text = SUITE.replace("subject = \"b\"", "subject = \"filled\"");
+        let suite = Suite::parse(&text, "s.toml").unwrap();
+        let profile = Profile { skip: vec!["b-*".into()], ..suite.profile("smoke").unwrap() };
+        let mut plan = Plan::default();
+        plan.add(&suite, None, Some(&profile));
+        let steps: Vec<String> = plan.steps.iter().map(|s| s.argv.join(" ")).collect();
+        // The harness's two steps in sub/c, and subject a's; neither `filled` nor its loader.
+        assert_eq!(steps, ["cargo build -p x", "go build .", "cargo build -p x"]);
+        assert!(!plan.steps.iter().flat_map(|s| &s.needed_by).any(|n| n.contains("filled")), "{:?}", plan.steps);
+        // `wirebench build` names no profile: it builds every row's subject.
+        let mut plan = Plan::default();
+        plan.add(&suite, None, None);
+        assert!(plan.steps.iter().any(|s| s.argv.join(" ") == "make loader"), "{:?}", plan.steps);
+    }
+
+    #[test]
     fn a_step_a_later_build_puts_first_comes_before_the_shared_step() {
         let text = r#"
             [[harnesses]]
@@ -208,7 +226,7 @@ mod tests {
             command = ["m"]
         "#;
         let mut plan = Plan::default();
-        plan.add(&Suite::parse(text, "s.toml").unwrap(), None);
+        plan.add(&Suite::parse(text, "s.toml").unwrap(), None, None);
         let steps: Vec<(String, Vec<String>)> =
             plan.steps.into_iter().map(|s| (s.argv.join(" "), s.needed_by)).collect();
         assert_eq!(

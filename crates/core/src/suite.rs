@@ -165,6 +165,17 @@ fn one_round() -> u32 {
 }
 
 impl Profile {
+    /// The `skip` globs, parsed; or the index of the first that is not a glob, with its error.
+    pub fn skip_globs(&self) -> Result<Vec<glob::Pattern>, (usize, glob::PatternError)> {
+        self.skip.iter().enumerate().map(|(i, g)| glob::Pattern::new(g).map_err(|e| (i, e))).collect()
+    }
+
+    /// Whether the profile leaves out the scenario with this id.
+    pub fn skips(&self, id: &str) -> bool {
+        // The globs were checked when the suite was parsed; a built-in profile has none.
+        self.skip_globs().is_ok_and(|globs| globs.iter().any(|g| g.matches(id)))
+    }
+
     /// How many times claims are judged in a run: once, or at every repeat count from `repeats`
     /// to `until_decided.max_repeats` in a sequential run.
     pub fn looks(&self) -> u32 {
@@ -913,14 +924,15 @@ impl Suite {
                     return bad(format!("profiles.{name}.until_decided"), e);
                 }
             }
-            for (i, g) in p.skip.iter().enumerate() {
-                let key = format!("profiles.{name}.skip[{i}]");
-                let pattern = match glob::Pattern::new(g) {
-                    Ok(pattern) => pattern,
-                    Err(e) => return bad(key, format!("`{g}` is not a glob: {e}")),
-                };
+            let globs = match p.skip_globs() {
+                Ok(globs) => globs,
+                Err((i, e)) => {
+                    return bad(format!("profiles.{name}.skip[{i}]"), format!("`{}` is not a glob: {e}", p.skip[i]))
+                }
+            };
+            for (i, pattern) in globs.iter().enumerate() {
                 if !self.scenarios.iter().any(|s| pattern.matches(&s.id)) {
-                    return bad(key, format!("`{g}` matches no scenario"));
+                    return bad(format!("profiles.{name}.skip[{i}]"), format!("`{}` matches no scenario", p.skip[i]));
                 }
             }
         }
@@ -1086,14 +1098,17 @@ impl Suite {
         Ok(())
     }
 
+    /// The ids of the scenarios `only` selects that the profile leaves out.
+    pub fn skipped(&self, profile: &Profile, only: &glob::Pattern) -> Vec<&str> {
+        self.scenarios.iter().map(|s| s.id.as_str()).filter(|id| only.matches(id) && profile.skips(id)).collect()
+    }
+
     /// Scenarios selected by an optional glob on their id, less those the profile skips, with
     /// the profile applied.
     pub fn plan(&self, profile: &Profile, only: Option<&glob::Pattern>) -> Vec<Scenario> {
-        // The globs were checked when the suite was parsed; a built-in profile has none.
-        let skip: Vec<glob::Pattern> = profile.skip.iter().filter_map(|g| glob::Pattern::new(g).ok()).collect();
         self.scenarios
             .iter()
-            .filter(|s| only.is_none_or(|p| p.matches(&s.id)) && !skip.iter().any(|p| p.matches(&s.id)))
+            .filter(|s| only.is_none_or(|p| p.matches(&s.id)) && !profile.skips(&s.id))
             .map(|s| s.scaled(profile))
             .collect()
     }
@@ -1626,6 +1641,12 @@ extends = "copy"
         let ids = |p: &Profile| s.plan(p, None).into_iter().map(|sc| sc.id).collect::<Vec<_>>();
         assert_eq!(ids(&s.profile("brief").unwrap()), ["a"]);
         assert_eq!(ids(&s.profile("smoke").unwrap()), ["a", "net-a"]);
+        // What `--only` selects and the profile leaves out, which `run` reports.
+        let brief = s.profile("brief").unwrap();
+        let only = |g: &str| glob::Pattern::new(g).unwrap();
+        assert_eq!(s.skipped(&brief, &only("*a")), ["net-a"]);
+        assert!(s.skipped(&brief, &only("a")).is_empty());
+        assert!(s.skipped(&s.profile("smoke").unwrap(), &only("*")).is_empty());
         for (skip, want) in [
             ("\"lan-*\"", "s.toml: profiles.brief.skip[0]: `lan-*` matches no scenario"),
             ("\"a\", \"[\"", "s.toml: profiles.brief.skip[1]: `[` is not a glob"),

@@ -24,7 +24,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
             anyhow::bail!("no suite {}: the file does not exist (see `wirebench list`)", path.display());
         }
         let suite = Suite::load_with(path, &root, &catalog, &wirebench_load::Registry)?;
-        plan.add(&suite, only.as_ref());
+        plan.add(&suite, only.as_ref(), None);
     }
     let supervisor = Supervisor::unpinned(root.clone(), root.join("target"));
     run_steps(&plan, &supervisor, args.dry_run)

@@ -51,8 +51,9 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     }
     let only = crate::build::only_glob(args.only.as_deref())?;
     if let Some(pattern) = &only {
+        let skipped = suite.skipped(&profile, pattern);
         if suite.plan(&profile, Some(pattern)).is_empty() && suite.harnesses_matching(Some(pattern)).is_empty() {
-            if suite.scenarios.iter().any(|s| pattern.matches(&s.id)) {
+            if !skipped.is_empty() {
                 bail!(
                     "--only `{}`: profile `{profile_name}` skips every scenario it selects ({})",
                     pattern.as_str(),
@@ -60,6 +61,14 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
                 );
             }
             bail!("--only `{}` matches no scenario of suite `{}`", pattern.as_str(), suite.name);
+        }
+        if !skipped.is_empty() {
+            eprintln!(
+                "--only `{}`: profile `{profile_name}` leaves out {} of the rows it selects ({})",
+                pattern.as_str(),
+                skipped.len(),
+                profile.skip.join(", ")
+            );
         }
     }
     let cpus = machine::cpu_sets(args.cpus.as_deref())?;
@@ -81,7 +90,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     if !args.no_build {
         // Before pinning: builds may use every core.
         let mut plan = Plan::default();
-        plan.add(&suite, only.as_ref());
+        plan.add(&suite, only.as_ref(), Some(&profile));
         crate::build::run_steps(&plan, &supervisor, false)?;
     }
     // Threads and processes started from here on inherit the load engine's CPUs; subjects are

@@ -6,20 +6,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
+mod common;
+use common::{wirebench, workspace};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
-}
+const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
 
 fn subject_binary() -> PathBuf {
     let p = workspace().join("target/release/protocols-rust");
     assert!(p.exists(), "{} is missing: run `make build` (make test does) first", p.display());
     p
-}
-
-fn wirebench(args: &[&str]) -> Output {
-    Command::new(WIREBENCH).args(args).current_dir(workspace()).stdin(Stdio::null()).output().unwrap()
 }
 
 fn lines(path: &Path) -> Vec<serde_json::Value> {

@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 
 use wirebench_core::suite::Suite;
 
+mod common;
+use common::workspace;
+
 const OPEN: &str = "<!-- wirebench report ";
 const CLOSE: &str = "<!-- end of wirebench report -->";
 const PEERS_OPEN: &str = "<!-- bench/peers --render ";
@@ -23,15 +26,11 @@ fn peers_table(line: &str, doc: &Path) -> String {
         .arg("bench/peers")
         .arg("--render")
         .args(&files)
-        .current_dir(root())
+        .current_dir(workspace())
         .output()
         .unwrap_or_else(|e| panic!("{}: python3 bench/peers: {e}", doc.display()));
     assert!(out.status.success(), "{}: `{line}`: {}", doc.display(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
 }
 
 /// README.md and every Markdown file under docs/.
@@ -64,7 +63,7 @@ fn command(line: &str, doc: &Path) -> Block {
     let args: Vec<&str> = line.trim_start_matches(OPEN).trim_end_matches("-->").split_whitespace().collect();
     let (dir, flags) = args.split_first().unwrap_or_else(|| panic!("{}: `{line}` names no directory", doc.display()));
     assert_eq!(flags.first(), Some(&"--markdown"), "{}: `{line}`: the block prints --markdown", doc.display());
-    let mut block = Block { dir: root().join(dir), sections: Vec::new(), claims: None };
+    let mut block = Block { dir: workspace().join(dir), sections: Vec::new(), claims: None };
     let mut rest = flags[1..].iter();
     while let Some(flag) = rest.next() {
         let value =
@@ -72,7 +71,7 @@ fn command(line: &str, doc: &Path) -> Block {
         match *flag {
             "--section" => block.sections.push(value),
             "--claims" => {
-                let suite = Suite::load(&root().join(&value), &root(), &wirebench_load::Registry)
+                let suite = Suite::load(&workspace().join(&value), &workspace(), &wirebench_load::Registry)
                     .unwrap_or_else(|e| panic!("{}: `{line}`: {e}", doc.display()));
                 block.claims = Some(wirebench_report::ClaimsFrom::of(value, suite));
             }
@@ -120,7 +119,7 @@ fn generated_blocks_match_their_committed_results() {
     let bless = std::env::var_os("WIREBENCH_BLESS").is_some();
     let mut stale = Vec::new();
     let mut blocks = 0;
-    for doc in documents(&root()) {
+    for doc in documents(&workspace()) {
         let text = std::fs::read_to_string(&doc).unwrap();
         blocks += text.lines().filter(|l| l.starts_with(OPEN) || l.starts_with(PEERS_OPEN)).count();
         let fresh = regenerate(&text, &doc);
@@ -128,7 +127,7 @@ fn generated_blocks_match_their_committed_results() {
             if bless {
                 std::fs::write(&doc, fresh).unwrap();
             } else {
-                stale.push(doc.strip_prefix(root()).unwrap().display().to_string());
+                stale.push(doc.strip_prefix(workspace()).unwrap().display().to_string());
             }
         }
     }
@@ -139,11 +138,11 @@ fn generated_blocks_match_their_committed_results() {
 #[test]
 fn a_block_is_what_the_command_prints() {
     let doc = Path::new("example.md");
-    let dir = root().join("docs/labs/results");
+    let dir = workspace().join("docs/labs/results");
     let Some(run) = std::fs::read_dir(&dir).ok().and_then(|mut d| d.next()).map(|e| e.unwrap().path()) else {
         panic!("{}: no committed results", dir.display());
     };
-    let rel = run.strip_prefix(root()).unwrap().display().to_string();
+    let rel = run.strip_prefix(workspace()).unwrap().display().to_string();
     let text = format!("# Title\n\n{OPEN}{rel} --markdown --section claims-section -->\nold\n{CLOSE}\ntail\n");
     let fresh = regenerate(&text, doc);
     let md = wirebench_report::markdown(&run, &["claims-section".to_string()]).unwrap();
