@@ -71,7 +71,8 @@ parse-page: build ## The parse lab's browser page, by hand: both servers and the
 	subjects/parse/serve-page.sh
 
 run: ## A first report: the protocols suite's brief profile (3 repeats, a fifth of quick's durations), building only what it needs; prints the report's path
-	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES=mosquitto
+	@# The MQTT rows' broker, and protoc for the gRPC server's build script.
+	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES="mosquitto protobuf-compiler"
 	@# The instrument and the protocols lab's servers (the package subjects/protocols/rust/subject.toml
 	@# builds; a test keeps the two the same) in one cargo invocation: each binary's fat-LTO link
 	@# runs on one core while the other compiles. One after the other took 4 min 22 s + 2 min 34 s.

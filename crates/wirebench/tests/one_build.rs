@@ -123,6 +123,32 @@ fn make_run_builds_what_the_protocols_suite_builds() {
     assert!(recipe.contains("--release") && !recipe.contains("--profile"), "the release binaries: {recipe}");
 }
 
+/// `make run` works on a machine with only the toolchains: it installs the services its rows
+/// start (the Debian packages are named as the services are) and protoc when a build script
+/// of what it builds compiles .proto files with prost-build.
+#[test]
+fn make_run_installs_what_its_build_and_rows_need() {
+    let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
+    let recipe = makefile.split("\nrun:").nth(1).unwrap().split("\n\n").next().unwrap().to_string();
+    let install = recipe.lines().find(|l| l.contains("setup-apt")).expect("`run` installs Debian packages");
+    let suite =
+        wirebench_core::suite::Suite::load(&root().join("suites/protocols.toml"), &root(), &wirebench_load::Registry)
+            .unwrap();
+    let services: BTreeSet<&str> = suite
+        .plan(&suite.profile("brief").unwrap(), None)
+        .iter()
+        .flat_map(|s| &suite.subjects[&s.subject].services)
+        .map(String::as_str)
+        .collect();
+    assert!(services.contains("mosquitto"), "{services:?}");
+    for service in services {
+        assert!(install.contains(service), "`run` does not install `{service}`: {install}");
+    }
+    let tree = units(&["-p", "wirebench", "-p", "protocols-rust"]);
+    assert!(tree.iter().any(|l| l.starts_with("prost-build ")), "{tree:?}");
+    assert!(install.contains("protobuf-compiler"), "`run` does not install protoc: {install}");
+}
+
 /// `make run`'s brief profile leaves out every row across a network link (seconds each when
 /// lossy, and they need root), whatever the rows are named, and keeps every other row.
 #[test]
