@@ -16,6 +16,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use common::workspace as root;
+use wirebench_core::suite::Suite;
 
 fn cargo(args: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -99,21 +100,23 @@ fn packages(text: &str) -> BTreeSet<String> {
     words.windows(2).filter(|w| w[0] == "-p").map(|w| w[1].to_string()).collect()
 }
 
+/// The lines of the Makefile's `run` recipe.
+fn run_recipe() -> Vec<String> {
+    let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
+    let after = makefile.split("\nrun:").nth(1).expect("Makefile has a `run` target");
+    after.lines().skip(1).take_while(|l| l.starts_with('\t')).map(str::to_string).collect()
+}
+
+fn protocols() -> Suite {
+    Suite::load(&root().join("suites/protocols.toml"), &root(), &wirebench_load::Registry).unwrap()
+}
+
 /// `make run` builds the instrument and the protocols suite's Rust packages in one cargo
 /// invocation (so one binary links while the other compiles); it must name what the suite's
 /// declarations build, or the run's own build step would compile what `make run` left out.
 #[test]
 fn make_run_builds_what_the_protocols_suite_builds() {
-    let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
-    let recipe: String = makefile
-        .split("\nrun:")
-        .nth(1)
-        .expect("Makefile has a `run` target")
-        .lines()
-        .skip(1)
-        .take_while(|l| l.starts_with('\t'))
-        .filter(|l| l.contains("$(CARGO) build"))
-        .collect();
+    let recipe: String = run_recipe().into_iter().filter(|l| l.contains("$(CARGO) build")).collect();
     let out = common::wirebench(&["build", "protocols", "--dry-run"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut want = packages(&String::from_utf8_lossy(&out.stdout));
@@ -128,12 +131,8 @@ fn make_run_builds_what_the_protocols_suite_builds() {
 /// of what it builds compiles .proto files with prost-build.
 #[test]
 fn make_run_installs_what_its_build_and_rows_need() {
-    let makefile = std::fs::read_to_string(root().join("Makefile")).unwrap();
-    let recipe = makefile.split("\nrun:").nth(1).unwrap().split("\n\n").next().unwrap().to_string();
-    let install = recipe.lines().find(|l| l.contains("setup-apt")).expect("`run` installs Debian packages");
-    let suite =
-        wirebench_core::suite::Suite::load(&root().join("suites/protocols.toml"), &root(), &wirebench_load::Registry)
-            .unwrap();
+    let install = run_recipe().into_iter().find(|l| l.contains("setup-apt")).expect("`run` installs Debian packages");
+    let suite = protocols();
     let services: BTreeSet<&str> = suite
         .plan(&suite.profile("brief").unwrap(), None)
         .iter()
@@ -153,9 +152,7 @@ fn make_run_installs_what_its_build_and_rows_need() {
 /// lossy, and they need root), whatever the rows are named, and keeps every other row.
 #[test]
 fn the_brief_profile_runs_every_loopback_row() {
-    let suite =
-        wirebench_core::suite::Suite::load(&root().join("suites/protocols.toml"), &root(), &wirebench_load::Registry)
-            .unwrap();
+    let suite = protocols();
     let brief = suite.plan(&suite.profile("brief").unwrap(), None);
     let all = suite.plan(&suite.profile("quick").unwrap(), None);
     assert!(brief.iter().all(|s| s.net.is_none()), "a brief row crosses a link");
