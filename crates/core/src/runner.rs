@@ -31,42 +31,8 @@ pub struct Target {
     pub tls: bool,
 }
 
-/// When a load stops.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stop {
-    Requests(u64),
-    Duration(Duration),
-}
-
-/// How much load to send: the closed model (`rate: None`) or the open model at a constant rate.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Plan {
-    pub connections: u32,
-    pub streams: u32,
-    pub stop: Stop,
-    pub rate: Option<f64>,
-}
-
-impl Plan {
-    /// The measured plan of a scenario, or its warm-up plan (`None` when it has no warm-up).
-    pub fn of(s: &Scenario, warmup: bool) -> Option<Plan> {
-        let stop = if warmup {
-            match (s.warmup_requests, s.warmup_s) {
-                (Some(n), _) => Stop::Requests(n),
-                (None, Some(d)) => Stop::Duration(Duration::from_secs_f64(d)),
-                (None, None) => return None,
-            }
-        } else {
-            match (s.requests, s.duration_s) {
-                (Some(n), _) => Stop::Requests(n),
-                (None, Some(d)) => Stop::Duration(Duration::from_secs_f64(d)),
-                (None, None) => unreachable!("Suite::check demands requests or duration_s"),
-            }
-        };
-        Some(Plan { connections: s.connections, streams: s.streams, stop, rate: s.rate })
-    }
-}
+/// A load's stop condition and plan are the scenario's (`Scenario::plan`).
+pub use crate::suite::{Plan, Stop};
 
 /// What one load run produced.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -560,14 +526,14 @@ impl Ctx<'_> {
         if let Err(e) = self.executor.verify(s, &target) {
             return self.write(self.row(s, 0, Err(format!("verification failed: {e}"))));
         }
-        if let Some(plan) = Plan::of(s, true) {
+        if let Some(plan) = s.plan(true) {
             self.progress.phase(None);
             self.progress.live().store(0, Ordering::Relaxed);
             if let Err(e) = self.executor.measure(s, &plan, &target, self.progress.live()) {
                 return self.write(self.row(s, 0, Err(format!("warm-up failed: {e}"))));
             }
         }
-        let plan = Plan::of(s, false).expect("measured plan exists");
+        let plan = s.plan(false).expect("measured plan exists");
         for repeat in repeats {
             self.progress.phase(Some(repeat));
             self.progress.live().store(0, Ordering::Relaxed);

@@ -5,6 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::runner::{Plan, Stop};
+use crate::suite::{Dialect, Knob};
 
 /// Worker `index` of `count` (0-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +39,26 @@ impl WorkerShare {
             },
             rate: whole.rate.map(|r| self.of_rate(r)),
         }
+    }
+}
+
+impl WorkerShare {
+    /// `of_plan` for `wirebench load --worker`, which must get some of the load: an error
+    /// naming the flag when this worker's share has no connection or no request.
+    pub fn plan_of(&self, whole: &Plan) -> Result<Plan, String> {
+        let plan = self.of_plan(whole);
+        let flag = |k: Knob| k.name(Dialect::Flags);
+        if plan.connections == 0 {
+            let c = flag(Knob::CONNECTIONS);
+            return Err(format!(
+                "--worker {self}: {c} {} gives this worker no connection (use {c} {} or more)",
+                whole.connections, self.count
+            ));
+        }
+        if let (Stop::Requests(0), Stop::Requests(n)) = (plan.stop, whole.stop) {
+            return Err(format!("--worker {self}: {} {n} gives this worker no request", flag(Knob::REQUESTS)));
+        }
+        Ok(plan)
     }
 }
 

@@ -61,7 +61,8 @@ pub type Constructor = fn() -> Box<dyn Driver>;
 /// Drivers run on single-threaded runtimes, so their futures need not be `Send`.
 #[async_trait(?Send)]
 pub trait Driver {
-    /// Opens one connection to `target` and returns `streams` channels that share it.
+    /// Opens one connection to `target` and returns `streams` channels that share it; never
+    /// asked for more than its registry row's `max_streams` (the executor checks first).
     /// Bytes crossing the socket are added to `counters`.
     async fn connect(
         &self,

@@ -47,6 +47,7 @@ impl Executor for LoadEngine {
     }
 
     fn measure(&self, s: &Scenario, plan: &Plan, target: &Target, live: &AtomicU64) -> Result<LoadResult, String> {
+        driver_info(&s.driver).map_err(|e| e.to_string())?.check_streams(plan.streams)?;
         let job = worker::Job {
             new_driver: driver(&s.driver).map_err(|e| e.to_string())?,
             target: target.clone(),

@@ -25,6 +25,10 @@ pub struct DriverInfo {
     pub schemes: &'static [(&'static str, bool)],
     /// It talks to a broker (a service), not to the subject itself.
     pub brokered: bool,
+    /// The requests one connection carries at once (`streams`), when limited: HTTP/1.1, SSE,
+    /// WebSocket and MQTT carry one exchange at a time. Checked when a suite loads and before
+    /// `wirebench load` connects.
+    pub max_streams: Option<u32>,
     /// Its check of a scenario's `params` (the parser `connect` uses), run when a suite loads.
     pub params: ParamsCheck,
     pub new: Constructor,
@@ -53,9 +57,27 @@ impl wirebench_core::suite::Drivers for Registry {
         let info = driver_info(driver).map_err(|e| e.to_string())?;
         (info.params)(params).map_err(|e| e.to_string())
     }
+
+    fn check_streams(&self, driver: &str, streams: u32) -> Result<(), String> {
+        driver_info(driver).map_err(|e| e.to_string())?.check_streams(streams)
+    }
 }
 
 impl DriverInfo {
+    /// Whether one connection carries `streams` requests at once (`max_streams`).
+    pub fn check_streams(&self, streams: u32) -> Result<(), String> {
+        match self.max_streams {
+            Some(1) if streams > 1 => Err(format!(
+                "{} carries one request at a time per connection: set 1, and more connections instead",
+                self.id
+            )),
+            Some(max) if streams > max => {
+                Err(format!("{} carries at most {max} requests at a time per connection", self.id))
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Its transport label with or without TLS.
     pub fn transport_label(&self, tls: bool) -> &'static str {
         if tls {
@@ -75,6 +97,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "h1",
         transport_tls: "h1+tls",
         schemes: &[("http", false), ("https", true)],
+        max_streams: Some(1),
         brokered: false,
         params: no_params,
         new: drivers::http1::new,
@@ -86,6 +109,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "h2c",
         transport_tls: "h2+tls",
         schemes: &[("http", false), ("https", true)],
+        max_streams: None,
         brokered: false,
         params: no_params,
         new: drivers::http2::new,
@@ -97,6 +121,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "http3",
         transport_tls: "http3+tls",
         schemes: &[("https", true)],
+        max_streams: None,
         brokered: false,
         params: no_params,
         new: drivers::http3::new,
@@ -108,6 +133,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "grpc",
         transport_tls: "grpc+tls",
         schemes: &[("http", false), ("https", true)],
+        max_streams: None,
         brokered: false,
         params: |p| drivers::grpc::Params::of(p).map(drop),
         new: drivers::grpc::new,
@@ -119,6 +145,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "mqtt",
         transport_tls: "mqtt+tls",
         schemes: &[("mqtt", false)],
+        max_streams: Some(1),
         brokered: true,
         params: |p| drivers::mqtt::qos_param(p).map(drop),
         new: drivers::mqtt::new,
@@ -130,6 +157,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "sse",
         transport_tls: "sse+tls",
         schemes: &[("http", false), ("https", true)],
+        max_streams: Some(1),
         brokered: false,
         params: no_params,
         new: drivers::sse::new,
@@ -141,6 +169,7 @@ pub const DRIVERS: &[DriverInfo] = &[
         transport: "websocket",
         transport_tls: "websocket+tls",
         schemes: &[("ws", false), ("wss", true)],
+        max_streams: Some(1),
         brokered: false,
         params: |p| drivers::websocket::frames_param(p).map(drop),
         new: drivers::websocket::new,

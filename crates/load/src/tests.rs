@@ -315,9 +315,9 @@ fn failed(driver: &str) -> String {
     }
 }
 
-/// Drivers that carry one exchange per connection at a time.
+/// Drivers that carry one exchange per connection at a time (the registry's `max_streams`).
 fn one_at_a_time(driver: &str) -> bool {
-    matches!(driver, "http1" | "sse" | "websocket")
+    driver_info(driver).unwrap().max_streams == Some(1)
 }
 
 fn target(tls: bool) -> Target {

@@ -7,97 +7,30 @@ use anyhow::{bail, Context};
 
 use crate::cli::LoadArgs;
 use wirebench_core::machine;
-use wirebench_core::runner::{Executor, Plan, Stop, Target};
+use wirebench_core::runner::{Executor, Stop, Target};
 use wirebench_core::share::WorkerShare;
-use wirebench_core::suite::{self, Expect, Scenario, Script, Suite};
+use wirebench_core::suite::{self, Dialect, Expect, Knob, Scenario, Script, Suite};
 use wirebench_load::{DriverInfo, LoadEngine};
+
+/// Requests a load sends when given neither -n nor --duration.
+const DEFAULT_REQUESTS: u64 = 10_000;
 
 pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let driver = wirebench_load::driver_info(&args.driver)?;
     let (target, path) = parse_url(&args.url, driver, args.allow_remote)?;
-    let params = parse_params(&args.params)?;
-    (driver.params)(&params).with_context(|| format!("--param for the {} driver", driver.id))?;
-    if args.connections == 0 || args.streams == 0 {
-        bail!("-c and -m must be at least 1");
-    }
+    let mut scenario = scenario_of(args, driver, &target, path)?;
     // A worker takes its share of the connections, requests and rate (`--worker i/N`).
     let share = args.worker.unwrap_or(WorkerShare { index: 0, count: 1 });
-    let whole = Plan {
-        connections: args.connections,
-        streams: args.streams,
-        stop: match (args.requests, args.duration) {
-            (Some(n), None) => Stop::Requests(n),
-            (None, Some(d)) if d > 0.0 => Stop::Duration(std::time::Duration::from_secs_f64(d)),
-            (None, None) => Stop::Requests(10_000),
-            _ => bail!("--duration must be positive"),
-        },
-        rate: args.rate,
-    };
-    let plan = share.of_plan(&whole);
-    if plan.connections == 0 {
-        bail!(
-            "--worker {share}: -c {} gives this worker no connection (use -c {} or more)",
-            args.connections,
-            share.count
-        );
-    }
-    if let (Stop::Requests(0), Stop::Requests(n)) = (plan.stop, whole.stop) {
-        bail!("--worker {share}: -n {n} gives this worker no request");
+    let whole = scenario.plan(false).expect("a checked scenario has a plan");
+    let plan = share.plan_of(&whole).map_err(anyhow::Error::msg)?;
+    (scenario.connections, scenario.rate) = (plan.connections, plan.rate);
+    if let Stop::Requests(n) = plan.stop {
+        scenario.requests = Some(n);
     }
     let start_at = args.start_at.as_deref().map(start_instant).transpose()?;
-    if args.reconnect && (args.streams != 1 || args.group.is_some()) {
-        bail!("--reconnect opens a connection per request: it needs -m 1 and no --group");
+    if let (Some(group), Some(suite)) = (&args.group, &args.suite) {
+        scenario.script = Some(group_script(suite, group, &args.suites_dir)?);
     }
-    if args.ramp_up.is_some_and(|r| !(r >= 0.0 && r.is_finite())) {
-        bail!("--ramp-up must be 0 or more seconds");
-    }
-    let script = match (&args.group, &args.suite) {
-        (Some(group), Some(suite)) => {
-            if path != "/" {
-                bail!("with --group the URL is the service's base (http://host:port), not `{}`", args.url);
-            }
-            Some(group_script(suite, group, &args.suites_dir)?)
-        }
-        _ => None,
-    };
-    let scenario = Scenario {
-        id: "load".into(),
-        subject: "url".into(),
-        driver: args.driver.clone(),
-        tls: target.tls,
-        port: None,
-        method: args.method.clone(),
-        path,
-        group: args.group.clone(),
-        ramp_up_s: args.ramp_up,
-        script,
-        body_bytes: args.body_bytes,
-        body: None,
-        body_file: args.body_file.clone(),
-        params,
-        payload_bytes: None,
-        headers: BTreeMap::new(),
-        connections: plan.connections,
-        streams: args.streams,
-        requests: match plan.stop {
-            Stop::Requests(n) => Some(n),
-            Stop::Duration(_) => None,
-        },
-        duration_s: args.duration,
-        rate: plan.rate,
-        warmup_requests: None,
-        warmup_s: None,
-        expect: Expect {
-            status: args.expect_status.unwrap_or(driver.ok_status),
-            body_bytes: args.expect_bytes,
-            ..Expect::default()
-        },
-        labels: BTreeMap::new(),
-        lab: None,
-        // The link is this command's own (below), not the runner's.
-        net: None,
-        reconnect: args.reconnect,
-    };
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
     let link = match &args.net {
         Some(spec) => {
@@ -142,6 +75,56 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     }
     print(&r, cpu_s, net.as_ref(), args.json, serde_json::Map::new());
     Ok(())
+}
+
+/// The scenario the flags describe, checked by the rules a suite's rows follow
+/// (`Scenario::check`, the driver's streams and parameters), each named by its flag.
+fn scenario_of(args: &LoadArgs, driver: &DriverInfo, target: &Target, path: String) -> anyhow::Result<Scenario> {
+    let params = parse_params(&args.params)?;
+    let scenario = Scenario {
+        id: "load".into(),
+        subject: "url".into(),
+        driver: args.driver.clone(),
+        tls: target.tls,
+        port: None,
+        method: args.method.clone(),
+        // With --group the URL is the service's base, and the group's steps give the paths.
+        path: if args.group.is_some() && path == "/" { String::new() } else { path },
+        group: args.group.clone(),
+        ramp_up_s: args.ramp_up,
+        script: None,
+        body_bytes: args.body_bytes,
+        body: None,
+        body_file: args.body_file.clone(),
+        params,
+        payload_bytes: None,
+        headers: BTreeMap::new(),
+        connections: args.connections,
+        streams: args.streams,
+        requests: match (args.requests, args.duration) {
+            (None, None) => Some(DEFAULT_REQUESTS),
+            (n, _) => n,
+        },
+        duration_s: args.duration,
+        rate: args.rate,
+        warmup_requests: None,
+        warmup_s: None,
+        expect: Expect {
+            status: args.expect_status.unwrap_or(driver.ok_status),
+            body_bytes: args.expect_bytes,
+            ..Expect::default()
+        },
+        labels: BTreeMap::new(),
+        lab: None,
+        // The link is this command's own (`--net`, below), not the runner's.
+        net: None,
+        reconnect: args.reconnect,
+    };
+    let flag = |k: Knob| k.name(Dialect::Flags);
+    scenario.check(Dialect::Flags).map_err(|e| anyhow::anyhow!("{}: {}", e.key, e.message))?;
+    driver.check_streams(scenario.streams).map_err(|e| anyhow::anyhow!("{}: {e}", flag(Knob::STREAMS)))?;
+    (driver.params)(&scenario.params).with_context(|| format!("--param for the {} driver", driver.id))?;
+    Ok(scenario)
 }
 
 /// Prints what a load measured: one JSON object (with `extra`'s keys added), or text.

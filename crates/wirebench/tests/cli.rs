@@ -392,6 +392,34 @@ fn a_bad_driver_parameter_is_refused_when_the_suite_loads() {
     assert_one_line_error(&out, "--param for the http1 driver: unknown parameter `x`");
 }
 
+/// A driver that carries one request per connection at a time refuses `streams = 10` when the
+/// suite loads, before anything builds; `wirebench load` refuses `-m 10` by the same registry
+/// row, naming its flag, and every scenario rule names the flag the user gave.
+#[test]
+fn a_drivers_stream_limit_and_the_scenario_rules_hold_for_suites_and_load_alike() {
+    let protocols = std::fs::read_to_string(workspace().join("suites/protocols.toml")).unwrap();
+    let h1 = "h1 = { driver = \"http1\", tls = false, streams = 1,";
+    let copy = protocols.replacen(h1, &h1.replace("streams = 1", "streams = 10"), 1);
+    assert_ne!(copy, protocols, "the suite has an axis of HTTP/1.1 rows");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("copy.toml");
+    std::fs::write(&path, copy).unwrap();
+    let out = wirebench(&["run", path.to_str().unwrap(), "--only", "rest-h1-*", "--out", dir.path().to_str().unwrap()]);
+    assert_one_line_error(&out, ".streams: http1 carries one request at a time per connection");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("building"), "nothing was built");
+    for (args, want) in [
+        (&["-m", "10"][..], "-m: http1 carries one request at a time per connection"),
+        (&["-c", "0"], "-c: must be at least 1"),
+        (&["-d", "0"], "--duration: must be positive"),
+        (&["--ramp-up", "1"], "--ramp-up: must be 0 or more, on a scenario that runs a group"),
+    ] {
+        let out = wirebench(&[&["load", "http://127.0.0.1:1/"][..], args].concat());
+        assert_one_line_error(&out, want);
+    }
+    let out = wirebench(&["load", "ws://127.0.0.1:1/ws", "--driver", "websocket", "-m", "2"]);
+    assert_one_line_error(&out, "-m: websocket carries one request at a time");
+}
+
 #[test]
 fn build_plans_each_step_once_for_what_the_rows_need() {
     let out = wirebench(&["build", "protocols", "smoke", "--dry-run"]);

@@ -122,7 +122,10 @@ fn bad_link_settings_are_one_line() {
         (&["net", "check", "--rtt", "fast"][..], "is not a duration"),
         (&["net", "check", "--loss", "200%"], "outside [0, 1)"),
         (&["load", "http://localhost:1/", "--net", "rtt=5ms"], "must be an IPv4 loopback address"),
-        (&["load", "http://127.0.0.1:1/", "--reconnect", "-m", "4"], "--reconnect opens a connection per request"),
+        (
+            &["load", "http://127.0.0.1:1/", "--reconnect", "-m", "4"],
+            "--reconnect: a new connection per request needs -m",
+        ),
     ] {
         let out = wirebench(args);
         let stderr = String::from_utf8_lossy(&out.stderr);

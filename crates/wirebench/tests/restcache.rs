@@ -183,7 +183,8 @@ fn load_runs_a_suites_thread_group_and_list_prints_its_data() {
         .collect();
     assert_eq!(steps, [("new key", 40, 0), ("create", 40, 0), ("get", 40, 0), ("update", 40, 0), ("delete", 40, 0)]);
     assert!(!wrong_path.status.success());
-    assert!(String::from_utf8_lossy(&wrong_path.stderr).contains("the service's base"));
+    assert!(String::from_utf8_lossy(&wrong_path.stderr)
+        .contains("the URL's path: a scenario that runs a group takes its requests from the group's steps"));
 
     let data = wirebench(&["list", "restcache", "--data", "g3"]);
     assert!(data.status.success(), "{}", String::from_utf8_lossy(&data.stderr));

@@ -26,7 +26,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use super::SuiteError;
+use super::error::{one_line, SuiteError};
+use super::files::toml_files;
 
 /// The file name that declares a folder's subjects.
 pub const SUBJECT_FILE: &str = "subject.toml";
@@ -81,7 +82,7 @@ impl Catalog {
         }
         let services = dir.join(SERVICES_DIR);
         if services.is_dir() {
-            let paths = super::toml_files(&services)
+            let paths = toml_files(&services)
                 .map_err(|source| SuiteError::Read { file: services.display().to_string(), source })?;
             for path in paths {
                 let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -292,7 +293,7 @@ fn read(root: &Path, path: &Path) -> Result<(String, toml::Table), SuiteError> {
         let line = e.span().map_or("(syntax)".to_string(), |s| {
             format!("line {}", text[..s.start.min(text.len())].lines().count().max(1))
         });
-        invalid(&file, &line, super::one_line(e.message()))
+        invalid(&file, &line, one_line(e.message()))
     })?;
     Ok((file, table))
 }

@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::Expect;
+use super::expect::Expect;
 
 /// A group as written in the suite.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

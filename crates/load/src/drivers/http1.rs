@@ -42,10 +42,10 @@ impl Driver for Http1 {
         &self,
         target: &Target,
         request: &Rc<RequestSpec>,
-        streams: u32,
+        // One: the registry's `max_streams`, checked before any connection.
+        _streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        super::one_at_a_time(if self.events { "sse" } else { "http1" }, streams)?;
         let io = crate::io::connect(target, counters).await?;
         let wire = if self.events && !request.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("accept")) {
             let mut r = (**request).clone();

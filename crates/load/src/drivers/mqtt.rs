@@ -94,10 +94,10 @@ impl Driver for Mqtt {
         &self,
         target: &Target,
         request: &Rc<RequestSpec>,
-        streams: u32,
+        // One: the registry's `max_streams`, checked before any connection.
+        _streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        super::one_at_a_time("mqtt", streams)?;
         let qos = qos_param(&request.params)?;
         if target.tls {
             return Err(LoadError::Unsupported("mqtt driver: TLS (mqtts) is not supported; use tls = false".into()));

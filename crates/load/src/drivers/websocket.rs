@@ -61,10 +61,10 @@ impl Driver for WebSocket {
         &self,
         target: &Target,
         request: &Rc<RequestSpec>,
-        streams: u32,
+        // One: the registry's `max_streams`, checked before any connection.
+        _streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        super::one_at_a_time("websocket", streams)?;
         let frames = frames_param(&request.params)?;
         let message = match Utf8Bytes::try_from(request.body.clone()) {
             Ok(text) => Message::Text(text),
