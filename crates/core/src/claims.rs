@@ -29,6 +29,7 @@ use serde::Serialize;
 
 use std::collections::BTreeMap;
 
+use crate::metrics::{self, Read};
 use crate::results::ScenarioSummary;
 use crate::stats::{Summary, ALPHA};
 use crate::suite::{Claim, Op};
@@ -232,15 +233,11 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     decide(claim, value, interval)
 }
 
-/// Claim metrics that are one statistic of a row's repeats, not a value of each: the name and
-/// the per-repeat metric it is computed over. `duration_gsd` is how much a row's repeats differ
-/// (seed 001's "about 90 ms, sometimes as little as 15 ms"), a geometric standard deviation.
-const SPREADS: &[(&str, &str)] = &[("duration_gsd", "duration_s")];
-
-/// The scenario's summary of `metric` with a `1 − alpha` interval.
+/// The scenario's summary of `metric` with a `1 − alpha` interval; a spread across repeats
+/// (`metrics::Read::SpreadOf`) from the repeats of the metric it spreads.
 fn at_level(s: &ScenarioSummary, metric: &str, alpha: f64) -> Option<Summary> {
-    if let Some((_, over)) = SPREADS.iter().find(|(name, _)| *name == metric) {
-        let values: Vec<f64> = s.by_repeat.get(*over)?.values().copied().collect();
+    if let Some(Read::SpreadOf(over)) = metrics::find(metric).map(|m| m.read) {
+        let values: Vec<f64> = s.by_repeat.get(over)?.values().copied().collect();
         return Summary::spread_at(&values, alpha);
     }
     let summary = *s.get(metric)?;

@@ -6,6 +6,7 @@ pub mod claims;
 #[cfg(test)]
 mod layers;
 pub mod machine;
+pub mod metrics;
 pub mod results;
 pub mod runner;
 pub mod schema;

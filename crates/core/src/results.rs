@@ -6,6 +6,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use crate::metrics::{value, Read, METRICS};
 use crate::schema::{Measurement, RunInfo, Status};
 use crate::stats::Summary;
 
@@ -185,94 +186,6 @@ pub struct StepSummary {
     pub max_us: f64,
 }
 
-/// Named metrics the summaries compute, in report order.
-pub const SUMMARY_METRICS: &[&str] = &[
-    "rps",
-    "messages_per_s",
-    "first_message_p50_us",
-    "first_message_p99_us",
-    "wire_bytes_per_call",
-    "iterations_per_s",
-    "mean_us",
-    "p50_us",
-    "p90_us",
-    "p99_us",
-    "p999_us",
-    "max_us",
-    "tail_ratio",
-    "rps_cv",
-    "uncorrected_p50_us",
-    "uncorrected_p99_us",
-    "errors",
-    "duration_s",
-    "cpu_s",
-    "rss_kb",
-    "service_cpu_s",
-    "service_rss_kb",
-    "instrument_cpu_s",
-    "serialize_ns",
-    "deserialize_ns",
-    "size_bytes",
-    "size_gzip_bytes",
-    "size_zstd_bytes",
-    "serialize_alloc_bytes",
-    "serialize_allocs",
-    "deserialize_alloc_bytes",
-    "deserialize_allocs",
-    "parse_us",
-    "total_us",
-    "io_us",
-    "study_us",
-    "provider_cpu_s",
-    "provider_rss_kb",
-    // The wasm lab: a kernel's time, the copies into and out of wasm memory around it, and a
-    // Web Worker's round trip.
-    "kernel_ms",
-    "copy_in_ms",
-    "copy_out_ms",
-    "roundtrip_ms",
-];
-
-/// The value of a named metric in one measurement.
-pub fn metric(m: &Measurement, name: &str) -> Option<f64> {
-    let x = &m.metrics;
-    let lat = x.latency_us.as_ref();
-    match name {
-        "rps" => x.rps,
-        "messages_per_s" => x.messages_per_s,
-        // Both directions, handshakes included, over the calls that completed.
-        "wire_bytes_per_call" => match (x.bytes_sent, x.bytes_received, x.requests) {
-            (Some(s), Some(r), Some(n)) if n > 0 => Some((s + r) as f64 / n as f64),
-            _ => None,
-        },
-        "first_message_p50_us" => x.first_message_us.as_ref().map(|l| l.p50 as f64),
-        "first_message_p99_us" => x.first_message_us.as_ref().map(|l| l.p99 as f64),
-        "iterations_per_s" => x.iterations_per_s,
-        "mean_us" => lat.map(|l| l.mean),
-        "uncorrected_p50_us" => x.latency_uncorrected_us.as_ref().map(|l| l.p50 as f64),
-        "uncorrected_p99_us" => x.latency_uncorrected_us.as_ref().map(|l| l.p99 as f64),
-        "p50_us" => lat.map(|l| l.p50 as f64),
-        "p90_us" => lat.map(|l| l.p90 as f64),
-        "p99_us" => lat.map(|l| l.p99 as f64),
-        "p999_us" => lat.map(|l| l.p999 as f64),
-        "max_us" => lat.map(|l| l.max as f64),
-        // How uneven the answers' times were: the slowest 1 % against the median.
-        "tail_ratio" => lat.filter(|l| l.p50 > 0).map(|l| l.p99 as f64 / l.p50 as f64),
-        "rps_cv" => x.rps_cv,
-        "errors" => x.errors.map(|v| v as f64),
-        "duration_s" => x.duration_s,
-        "cpu_s" => x.cpu_s,
-        "rss_kb" => x.rss_kb.map(|v| v as f64),
-        "service_cpu_s" => x.service_cpu_s,
-        "service_rss_kb" => x.service_rss_kb.map(|v| v as f64),
-        "instrument_cpu_s" => x.instrument_cpu_s,
-        "serialize_ns" => x.serialize_ns,
-        "deserialize_ns" => x.deserialize_ns,
-        "size_bytes" => x.size_bytes.map(|v| v as f64),
-        other => x.extra.get(other).copied(),
-    }
-}
-
 /// The transport of a load row of a run from before the runner stamped `lab` and `transport`
 /// (a suite was one lab then, so such a row's lab is the suite's name): the `transport` label,
 /// else the driver with `+tls`. A load row is one the runner wrote for a scenario, which always
@@ -293,8 +206,9 @@ impl ScenarioSummary {
         let ok: Vec<&Measurement> = rows.iter().copied().filter(|m| m.status == Status::Ok).collect();
         let mut metrics = BTreeMap::new();
         let mut by_repeat = BTreeMap::new();
-        for &name in SUMMARY_METRICS {
-            let per_repeat: Vec<(u32, f64)> = ok.iter().filter_map(|m| Some((m.repeat, metric(m, name)?))).collect();
+        // A spread across repeats is judged from its metric's repeats (`claims`), not summarised.
+        for name in METRICS.iter().filter(|m| !matches!(m.read, Read::SpreadOf(_))).map(|m| m.id) {
+            let per_repeat: Vec<(u32, f64)> = ok.iter().filter_map(|m| Some((m.repeat, value(m, name)?))).collect();
             let values: Vec<f64> = per_repeat.iter().map(|&(_, v)| v).collect();
             if let Some(s) = Summary::of_measured(&values) {
                 metrics.insert(name, s);

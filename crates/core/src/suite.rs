@@ -17,7 +17,7 @@ mod services;
 mod subject;
 
 pub use catalog::Catalog;
-pub use claim::{capture, Claim, ClaimCase, Op, PublishedRow, PublishedTable, Versus, CLAIM_METRICS};
+pub use claim::{capture, Claim, ClaimCase, Op, PublishedRow, PublishedTable, Versus};
 pub use error::{Invalid, SuiteError};
 pub use expect::Expect;
 pub use files::{files, project_root, resolve};

@@ -68,7 +68,7 @@ impl<'a> Row<'a> {
         &self.summary.scenario
     }
 
-    /// Summary of a metric over the completed repeats (ids of `SUMMARY_METRICS`).
+    /// Summary of a metric over the completed repeats (ids of `wirebench_core::metrics::METRICS`).
     pub fn metric(&self, name: &str) -> Option<&'a Summary> {
         self.summary.get(name)
     }

@@ -118,19 +118,22 @@ pub fn percent(x: f64) -> String {
     format!("{} %", sig3(x * 100.0))
 }
 
-/// A value of a named metric (the ids of `wirebench_core::results::SUMMARY_METRICS`) with its
-/// unit: `12,345 req/s`, `1.25 ms`, `0.84 s`.
+/// A value of a named metric (`wirebench_core::metrics::METRICS`) in its unit: `12,345 req/s`,
+/// `1.25 ms`, `0.84 s`; a number for an id the table does not name.
 pub fn metric_value(metric: &str, v: f64) -> String {
-    match metric {
-        "rps" => format!("{} req/s", number(v)),
-        "rss_kb" => format!("{} MiB", mib_from_kib(v)),
-        "rps_cv" => percent(v),
-        "tail_ratio" | "duration_gsd" => format!("{}×", sig3(v)),
-        m if m.ends_with("_us") => latency_us(v),
-        m if m.ends_with("_ns") => format!("{} ns", number(v)),
-        m if m.ends_with("_bytes") => bytes(v),
-        m if m.ends_with("_s") => format!("{} s", sig3(v)),
-        _ => number(v),
+    use wirebench_core::metrics::{find, Unit};
+    match find(metric).map(|m| m.unit) {
+        Some(Unit::RequestsPerS) => format!("{} req/s", number(v)),
+        Some(Unit::KiB) => format!("{} MiB", mib_from_kib(v)),
+        Some(Unit::Share) => percent(v),
+        Some(Unit::Factor) => format!("{}×", sig3(v)),
+        Some(Unit::Micros) => latency_us(v),
+        Some(Unit::Nanos) => format!("{} ns", number(v)),
+        Some(Unit::Bytes) => bytes(v),
+        Some(Unit::Seconds) => format!("{} s", sig3(v)),
+        Some(Unit::Millis) => format!("{} ms", sig3(v)),
+        Some(Unit::PerS) => format!("{}/s", number(v)),
+        Some(Unit::Count) | None => number(v),
     }
 }
 
@@ -224,6 +227,9 @@ mod tests {
         assert_eq!(metric_value("rps_cv", 0.1234), "12.3 %");
         assert_eq!(metric_value("tail_ratio", 3.456), "3.46×");
         assert_eq!(metric_value("duration_gsd", 1.0812), "1.08×");
+        assert_eq!(metric_value("messages_per_s", 1234.5), "1,235/s", "a rate, not seconds");
+        assert_eq!(metric_value("wire_bytes_per_call", 1536.0), "1.50 KiB");
+        assert_eq!(metric_value("colour", 2.5), "2.50", "an id the table does not name");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::Invalid;
+use crate::metrics;
 
 /// A published finding and the measured expression that tests it:
 /// `metric(numerator) [/ metric(denominator)] [/ (metric(versus.numerator) /
@@ -58,7 +59,7 @@ pub struct PublishedTable {
     pub title: String,
     /// Where in the study: `Table 5.1`.
     pub source: String,
-    /// The metric both numbers are (one of `CLAIM_METRICS`), in its unit (`rps` in req/s,
+    /// The metric both numbers are (a claim metric of `metrics::METRICS`), in its unit (`rps` in req/s,
     /// `mean_us` in µs, `rss_kb` in KiB).
     pub metric: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -274,34 +275,11 @@ impl Op {
     }
 }
 
-/// Metrics a claim may name, with where they come from.
-pub const CLAIM_METRICS: &[&str] = &[
-    "rps",
-    "messages_per_s",
-    "first_message_p50_us",
-    "wire_bytes_per_call",
-    "iterations_per_s",
-    "mean_us",
-    "p50_us",
-    "p99_us",
-    "tail_ratio",
-    "rps_cv",
-    "duration_s",
-    "duration_gsd",
-    "cpu_s",
-    "rss_kb",
-    "serialize_ns",
-    "deserialize_ns",
-    "size_bytes",
-    "size_gzip_bytes",
-    "parse_us",
-    "total_us",
-];
-
 /// A metric a claim or a published table may name, or the error listing those it may.
 fn check_metric(metric: &str) -> Result<(), Invalid> {
-    if CLAIM_METRICS.contains(&metric) {
+    if metrics::find(metric).is_some_and(|m| m.claim) {
         return Ok(());
     }
-    Err(Invalid::new("metric", format!("unknown metric `{metric}`; known: {}", CLAIM_METRICS.join(", "))))
+    let known: Vec<&str> = metrics::claim_ids().collect();
+    Err(Invalid::new("metric", format!("unknown metric `{metric}`; known: {}", known.join(", "))))
 }

@@ -57,7 +57,7 @@ pub const NOISY: Badge = Badge {
     meaning: "serialize or deserialize time varied by more than 10 % (coefficient of variation) across repeats",
 };
 
-/// Metric ids of the formats table (`wirebench_core::results::SUMMARY_METRICS`).
+/// Metric ids of the formats table (`wirebench_core::metrics::METRICS`).
 pub const SERIALIZE: &str = "serialize_ns";
 /// See `SERIALIZE`.
 pub const DESERIALIZE: &str = "deserialize_ns";

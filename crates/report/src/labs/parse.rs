@@ -34,7 +34,7 @@ impl Lab for ParseLab {
     }
 }
 
-/// Metric ids of the parse table (`wirebench_core::results::SUMMARY_METRICS`).
+/// Metric ids of the parse table (`wirebench_core::metrics::METRICS`).
 pub const PARSE: &str = "parse_us";
 pub const TOTAL: &str = "total_us";
 pub const IO: &str = "io_us";

@@ -40,7 +40,7 @@ impl Lab for WasmLab {
     }
 }
 
-/// Metric ids of the wasm tables (`wirebench_core::results::SUMMARY_METRICS`).
+/// Metric ids of the wasm tables (`wirebench_core::metrics::METRICS`).
 pub const KERNEL: &str = "kernel_ms";
 pub const COPY_IN: &str = "copy_in_ms";
 pub const COPY_OUT: &str = "copy_out_ms";
