@@ -16,10 +16,12 @@ pub struct DriverInfo {
     /// The status a right answer has: HTTP's 200, gRPC's OK (0), WebSocket's upgrade (101).
     /// `wirebench load` expects it unless told otherwise; suites state theirs.
     pub ok_status: u16,
-    /// Its transport label over cleartext, recorded with each row (`h1`, `h2c`, `grpc`) and the
-    /// report's transport column ...
+    /// Its transport label over cleartext, recorded with each row and the report's transport
+    /// column: what carries the calls (`h1`, `h2c`; gRPC's `h2c`, SSE's `h1`, WebSocket's `ws`).
+    /// A suite's `labels.transport` overrides it only to say what the registry cannot know (the
+    /// MQTT broker) ...
     pub transport: &'static str,
-    /// ... and over TLS (`h1+tls`, `h2+tls`, `grpc+tls`).
+    /// ... and over TLS (`h1+tls`, `h2+tls`, `wss`; `h3` either way, QUIC being always encrypted).
     pub transport_tls: &'static str,
     /// The URL schemes `wirebench load` accepts for it, each with whether it means TLS.
     pub schemes: &'static [(&'static str, bool)],
@@ -118,8 +120,8 @@ pub const DRIVERS: &[DriverInfo] = &[
         id: "http3",
         help: "HTTP/3 over QUIC (TLS 1.3, ALPN h3): an https:// URL naming the server's UDP port",
         ok_status: 200,
-        transport: "http3",
-        transport_tls: "http3+tls",
+        transport: "h3",
+        transport_tls: "h3",
         schemes: &[("https", true)],
         max_streams: None,
         brokered: false,
@@ -130,8 +132,8 @@ pub const DRIVERS: &[DriverInfo] = &[
         id: "grpc",
         help: "gRPC over HTTP/2 (h2c or TLS): unary, server, client and bidi streaming calls",
         ok_status: 0,
-        transport: "grpc",
-        transport_tls: "grpc+tls",
+        transport: "h2c",
+        transport_tls: "h2+tls",
         schemes: &[("http", false), ("https", true)],
         max_streams: None,
         brokered: false,
@@ -154,8 +156,8 @@ pub const DRIVERS: &[DriverInfo] = &[
         id: "sse",
         help: "Server-Sent Events over HTTP/1.1 (or TLS): a GET whose answer is an event stream",
         ok_status: 200,
-        transport: "sse",
-        transport_tls: "sse+tls",
+        transport: "h1",
+        transport_tls: "h1+tls",
         schemes: &[("http", false), ("https", true)],
         max_streams: Some(1),
         brokered: false,
@@ -166,8 +168,8 @@ pub const DRIVERS: &[DriverInfo] = &[
         id: "websocket",
         help: "WebSocket (ws:// or wss://): a text request, one or more frames back, per exchange",
         ok_status: 101,
-        transport: "websocket",
-        transport_tls: "websocket+tls",
+        transport: "ws",
+        transport_tls: "wss",
         schemes: &[("ws", false), ("wss", true)],
         max_streams: Some(1),
         brokered: false,

@@ -359,21 +359,25 @@ fn every_driver_is_registered_whole() {
     }
 }
 
-/// Each driver names its transport over cleartext and TLS, the labels its rows carry; HTTP's
-/// are the study's (`h1`, `h2c`, `h1+tls`, `h2+tls`), every other driver's its id.
+/// Each driver names its transport over cleartext and TLS, the labels its rows carry: what
+/// carries its calls, as the studies name it (gRPC over `h2c`, SSE over `h1`, WebSocket `ws`).
+/// TLS shows in the label, except where a driver is always encrypted (HTTP/3's QUIC).
 #[test]
 fn every_driver_has_transport_labels_its_rows_carry() {
     let engine = LoadEngine { threads: 1 };
     for d in DRIVERS {
         let (plain, tls) = (d.transport_label(false), d.transport_label(true));
-        assert!(!plain.is_empty() && !tls.is_empty(), "{}: empty transport label", d.id);
-        assert_ne!(plain, tls, "{}: TLS must show in its transport", d.id);
+        let always_encrypted = d.schemes.iter().all(|&(_, tls)| tls);
+        assert_eq!(plain == tls, always_encrypted, "{}: TLS must show in its transport", d.id);
         let want = match d.id {
-            "http1" => ("h1".to_string(), "h1+tls".to_string()),
-            "http2" => ("h2c".into(), "h2+tls".into()),
-            id => (id.into(), format!("{id}+tls")),
+            "http1" | "sse" => ("h1", "h1+tls"),
+            "http2" | "grpc" => ("h2c", "h2+tls"),
+            "http3" => ("h3", "h3"),
+            "websocket" => ("ws", "wss"),
+            "mqtt" => ("mqtt", "mqtt+tls"),
+            id => panic!("{id}: a new driver names its transport here"),
         };
-        assert_eq!((plain.to_string(), tls.to_string()), want, "{}", d.id);
+        assert_eq!((plain, tls), want, "{}", d.id);
         for (on, label) in [(false, plain), (true, tls)] {
             assert_eq!(engine.transport(&scenario(d.id, on, "/")), label, "{} tls={on}", d.id);
         }

@@ -398,9 +398,9 @@ fn a_bad_driver_parameter_is_refused_when_the_suite_loads() {
 #[test]
 fn a_drivers_stream_limit_and_the_scenario_rules_hold_for_suites_and_load_alike() {
     let protocols = std::fs::read_to_string(workspace().join("suites/protocols.toml")).unwrap();
-    let h1 = "h1 = { driver = \"http1\", tls = false, streams = 1,";
+    let h1 = "h1 = { driver = \"http1\", tls = false, streams = 1 }";
     let copy = protocols.replacen(h1, &h1.replace("streams = 1", "streams = 10"), 1);
-    assert_ne!(copy, protocols, "the suite has an axis of HTTP/1.1 rows");
+    assert!(copy != protocols, "the suite has an axis of HTTP/1.1 rows: {h1}");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("copy.toml");
     std::fs::write(&path, copy).unwrap();
@@ -418,6 +418,21 @@ fn a_drivers_stream_limit_and_the_scenario_rules_hold_for_suites_and_load_alike(
     }
     let out = wirebench(&["load", "ws://127.0.0.1:1/ws", "--driver", "websocket", "-m", "2"]);
     assert_one_line_error(&out, "-m: websocket carries one request at a time");
+}
+
+/// A row's transport is its driver's registry label (`h1`, `h2c`, `h3`, `ws`, ...); a suite sets
+/// `labels.transport` only to say what the registry cannot know, never to restate it.
+#[test]
+fn suites_label_a_transport_only_where_the_registry_cannot_know_it() {
+    let root = workspace();
+    for path in wirebench_core::suite::files(&root.join("suites")).unwrap() {
+        let suite = wirebench_core::suite::Suite::load(&path, &root, &wirebench_load::Registry).unwrap();
+        for s in &suite.scenarios {
+            let registry = wirebench_load::driver_info(&s.driver).unwrap().transport_label(s.tls);
+            let label = s.labels.get("transport").map(String::as_str);
+            assert_ne!(label, Some(registry), "{}: {} restates its driver's transport", path.display(), s.id);
+        }
+    }
 }
 
 #[test]
