@@ -109,15 +109,42 @@ impl Results {
 
     /// One summary per scenario, in the order scenarios first appear.
     pub fn summaries(&self) -> Vec<ScenarioSummary> {
-        let mut order: Vec<&str> = Vec::new();
+        let mut order: Vec<&str> = self.load_rows_in_order();
         let mut by: BTreeMap<&str, Vec<&Measurement>> = BTreeMap::new();
         for m in &self.measurements {
-            if !by.contains_key(m.scenario.as_str()) {
-                order.push(&m.scenario);
-            }
             by.entry(&m.scenario).or_default().push(m);
         }
+        order.retain(|id| by.contains_key(id));
+        for m in &self.measurements {
+            if !order.contains(&m.scenario.as_str()) {
+                order.push(&m.scenario);
+            }
+        }
         order.into_iter().map(|id| ScenarioSummary::of(&by[id], &self.run.suite)).collect()
+    }
+
+    /// The load rows in the order reports list them: as a run measured them before rounds were
+    /// interleaved, each subject's rows together (subjects in the order their first row is
+    /// planned, on loopback or behind one link setting), so a report's tables read the same
+    /// whatever order a run drew. Empty for a run from before rounds (its lines are in that
+    /// order already).
+    fn load_rows_in_order(&self) -> Vec<&str> {
+        if self.run.rounds.is_none() {
+            return Vec::new();
+        }
+        let planned = self.run.parameters.get("scenarios").and_then(|s| s.as_array()).map_or(&[][..], Vec::as_slice);
+        let unit = |s: &serde_json::Value| (s.get("subject").cloned(), s.get("net").cloned());
+        let mut units = Vec::new();
+        for s in planned {
+            if !units.contains(&unit(s)) {
+                units.push(unit(s));
+            }
+        }
+        units
+            .iter()
+            .flat_map(|u| planned.iter().filter(move |s| unit(s) == *u))
+            .filter_map(|s| s.get("id")?.as_str())
+            .collect()
     }
 }
 
@@ -333,6 +360,7 @@ mod tests {
             parameters: serde_json::Value::Null,
             sequential: None,
             links: Vec::new(),
+            rounds: None,
         };
         ResultsWriter::create(dir.path(), &run).unwrap();
         let lines = [

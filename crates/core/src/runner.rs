@@ -13,11 +13,14 @@ use crate::claims::{judge_at, Outcome, Reason, Verdict};
 use crate::machine;
 use crate::results::{Results, ResultsError, ResultsWriter};
 use crate::schema::{
-    CpuSets, Latency, LinkFacts, Measurement, Metrics, ObservedLoss, RunInfo, Sequential, SequentialRound,
-    SequentialStop, Status, StepMetrics, SCHEMA_VERSION,
+    CpuSets, Latency, LinkFacts, Measurement, Metrics, ObservedLoss, RoundOrder, Rounds, RunInfo, Sequential,
+    SequentialRound, SequentialStop, Status, StepMetrics, SCHEMA_VERSION,
 };
 use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite, UntilDecided};
 use crate::supervisor::{Launcher, RunningSubject};
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 use wirebench_link::{Link, LinkStats, NetSpec};
 
 /// A repeat fails when more than this share of its requests got a wrong answer.
@@ -128,6 +131,8 @@ pub struct RunOptions {
     pub git_revision: Option<String>,
     /// Current UTC time as RFC 3339 (a fixed clock in tests).
     pub clock: fn() -> String,
+    /// Draws each round's order of rows (`run.json`'s `rounds.seed`; `--seed` to repeat one).
+    pub seed: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -174,6 +179,7 @@ pub fn run(
         parameters: parameters(suite, &scenarios),
         sequential: None,
         links: Vec::new(),
+        rounds: None,
     };
     let mut writer = ResultsWriter::create(&opts.out_dir, &info)?;
     let mut ctx = Ctx {
@@ -183,13 +189,13 @@ pub fn run(
         progress,
         writer: &mut writer,
         index: 0,
-        total: scenarios.len() + harnesses.len() * opts.profile.harness_rounds().len(),
+        total: scenarios.len() * opts.profile.repeats as usize + harnesses.len() * opts.profile.harness_rounds().len(),
         links: Vec::new(),
+        order: Order::new(opts.seed),
     };
 
     let all: Vec<&Scenario> = scenarios.iter().collect();
-    let first = 1..=opts.profile.repeats;
-    ctx.subjects(&all, first.clone(), launcher)?;
+    ctx.rounds(&all, 1..=opts.profile.repeats, launcher)?;
     for round in opts.profile.harness_rounds() {
         for h in &harnesses {
             ctx.index += 1;
@@ -202,6 +208,7 @@ pub fn run(
     }
     progress.finish();
     info.links = std::mem::take(&mut ctx.links);
+    info.rounds = (!scenarios.is_empty()).then(|| ctx.order.facts());
     info.finished_at = Some((opts.clock)());
     writer.write_run(&info)?;
     Ok(opts.out_dir.clone())
@@ -224,6 +231,38 @@ struct Ctx<'a> {
     total: usize,
     /// Each link setting the run built, as observed when first made (`run.json`'s `links`).
     links: Vec<LinkFacts>,
+    /// The rounds' orders, drawn from the run's seed.
+    order: Order,
+}
+
+/// The random order of each round's rows, from one seeded generator for the whole run (the
+/// sequential phase's rounds continue it), and what was drawn.
+struct Order {
+    seed: u64,
+    rng: SmallRng,
+    kept_up: Vec<String>,
+    restarted: Vec<String>,
+    rounds: Vec<RoundOrder>,
+}
+
+impl Order {
+    fn new(seed: u64) -> Order {
+        let rng = SmallRng::seed_from_u64(seed);
+        Order { seed, rng, kept_up: Vec::new(), restarted: Vec::new(), rounds: Vec::new() }
+    }
+
+    fn facts(&self) -> Rounds {
+        let (kept_up, restarted) = (self.kept_up.clone(), self.restarted.clone());
+        Rounds { seed: self.seed, kept_up, restarted, order: self.rounds.clone() }
+    }
+
+    /// Notes how a subject ran (once each).
+    fn note(&mut self, subject: &str, kept_up: bool) {
+        let list = if kept_up { &mut self.kept_up } else { &mut self.restarted };
+        if !list.iter().any(|s| s == subject) {
+            list.push(subject.to_string());
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -235,10 +274,16 @@ impl Ctx<'_> {
         }
     }
 
-    /// Starts each subject of `scenarios` (in the order its first scenario appears) with its
-    /// services, runs its scenarios' `repeats`, and stops it; a service stops after the last
-    /// subject that uses it.
-    fn subjects(
+    /// Measures `scenarios` for `repeats`, one round per repeat: round r measures every row once
+    /// (its warm-up, then repeat r) in an order drawn afresh for the round, so that the drift of
+    /// the machine over the run falls inside each row's repeats and a claim's per-repeat pairs are
+    /// rows measured in the same round (Abedi & Brecht's randomized multiple interleaved trials).
+    /// A subject on loopback that uses no service is started once and kept up across the rounds,
+    /// its rows shuffled one by one among all others; a subject behind a link, or one that uses a
+    /// service (whose state the service's other subjects share), is started for its rows in each
+    /// round and stopped after them, its rows shuffled together. Services are started when first
+    /// needed and stay up until the rounds end.
+    fn rounds(
         &mut self,
         scenarios: &[&Scenario],
         repeats: RangeInclusive<u32>,
@@ -252,30 +297,95 @@ impl Ctx<'_> {
                 units.push((&s.subject, s.net.as_ref()));
             }
         }
+        let kept_up =
+            |&(name, net): &(&str, Option<&NetSpec>)| net.is_none() && suite.subjects[name].services.is_empty();
+        for unit in &units {
+            self.order.note(unit.0, kept_up(unit));
+        }
         let mut services = Services::default();
-        for (i, &(name, net)) in units.iter().enumerate() {
+        let mut up: Vec<(&str, Box<dyn RunningSubject>)> = Vec::new();
+        // Rows that failed (a subject that did not start, a failed repeat) are not measured again.
+        let mut failed: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+        for unit in units.iter().filter(|u| kept_up(u)) {
             let mine: Vec<&Scenario> =
-                scenarios.iter().copied().filter(|s| s.subject == name && s.net.as_ref() == net).collect();
-            match net {
-                None => {
-                    let started = start_subject(name, suite, opts, &mut services, launcher);
-                    self.run_subject(name, started, &services, &mine, &repeats, None)?;
-                }
-                Some(net) => self.behind_link(name, net, &mine, &repeats, launcher)?,
+                scenarios.iter().copied().filter(|s| s.subject == unit.0 && s.net.is_none()).collect();
+            match start_subject(unit.0, suite, opts, &mut services, launcher) {
+                Ok(subject) => up.push((unit.0, subject)),
+                Err(e) => self.fail_rows(&mine, &repeats, &e, &mut failed)?,
             }
-            let later: Vec<&String> = units[i + 1..]
-                .iter()
-                .filter(|(_, net)| net.is_none())
-                .flat_map(|(n, _)| &suite.subjects[*n].services)
-                .collect();
-            services.stop_unused(&later);
+        }
+        for repeat in repeats.clone() {
+            // A block is a kept-up subject's row, or every row of a subject started for the round.
+            let mut blocks: Vec<Vec<&Scenario>> = Vec::new();
+            for unit in &units {
+                let mine = scenarios
+                    .iter()
+                    .copied()
+                    .filter(|s| s.subject == unit.0 && s.net.as_ref() == unit.1 && !failed.contains(&s.id));
+                if kept_up(unit) {
+                    blocks.extend(mine.map(|s| vec![s]));
+                } else {
+                    let mut rows: Vec<&Scenario> = mine.collect();
+                    rows.shuffle(&mut self.order.rng);
+                    if !rows.is_empty() {
+                        blocks.push(rows);
+                    }
+                }
+            }
+            blocks.shuffle(&mut self.order.rng);
+            let order: Vec<String> = blocks.iter().flatten().map(|s| s.id.clone()).collect();
+            self.order.rounds.push(RoundOrder { repeat, rows: order });
+            for block in blocks {
+                let name = block[0].subject.as_str();
+                if let Some((_, subject)) = up.iter().find(|(n, _)| *n == name) {
+                    let spec = &suite.subjects[name];
+                    let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
+                    self.index += 1;
+                    if self.scenario(block[0], &server, repeat..=repeat, None)? == Status::Failed {
+                        self.index += (repeats.end() - repeat) as usize;
+                        failed.insert(block[0].id.clone());
+                    }
+                    continue;
+                }
+                let outcome = match block[0].net.as_ref() {
+                    None => {
+                        let started = start_subject(name, suite, opts, &mut services, launcher);
+                        self.run_subject(name, started, &services, &block, &(repeat..=repeat), None)?
+                    }
+                    Some(net) => self.behind_link(name, net, &block, &(repeat..=repeat), launcher)?,
+                };
+                // The rounds a failed row will not run in still count toward the progress total.
+                self.index += outcome.len() * (repeats.end() - repeat) as usize;
+                failed.extend(outcome);
+            }
+        }
+        for (_, mut subject) in up {
+            subject.stop();
         }
         services.stop_unused(&[]);
         Ok(())
     }
 
+    /// A failed row for each of `rows` (its subject did not start), counted once for each round
+    /// it would have run in.
+    fn fail_rows(
+        &mut self,
+        rows: &[&Scenario],
+        repeats: &RangeInclusive<u32>,
+        error: &str,
+        failed: &mut std::collections::BTreeSet<String>,
+    ) -> Result<(), RunError> {
+        for s in rows {
+            self.index += (repeats.end() - repeats.start()) as usize + 1;
+            self.progress.scenario(self.index, self.total, &s.id, 1);
+            self.write(self.row(s, 0, Err(error.to_string())))?;
+            failed.insert(s.id.clone());
+        }
+        Ok(())
+    }
+
     /// Runs `mine`, the rows of subject `name`, on it once it has `started` (or fails each row
-    /// with the reason it did not), then stops it.
+    /// with the reason it did not), then stops it; returns the ids of the rows that failed.
     fn run_subject(
         &mut self,
         name: &str,
@@ -284,13 +394,15 @@ impl Ctx<'_> {
         mine: &[&Scenario],
         repeats: &RangeInclusive<u32>,
         link: Option<&Link>,
-    ) -> Result<(), RunError> {
+    ) -> Result<Vec<String>, RunError> {
+        let mut failed = Vec::new();
         match started {
             Err(e) => {
                 for s in mine {
                     self.index += 1;
                     self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
                     self.write(self.row(s, 0, Err(e.clone())))?;
+                    failed.push(s.id.clone());
                 }
             }
             Ok(mut subject) => {
@@ -298,12 +410,14 @@ impl Ctx<'_> {
                 let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
                 for s in mine {
                     self.index += 1;
-                    self.scenario(s, &server, repeats.clone(), link)?;
+                    if self.scenario(s, &server, repeats.clone(), link)? == Status::Failed {
+                        failed.push(s.id.clone());
+                    }
                 }
                 subject.stop();
             }
         }
-        Ok(())
+        Ok(failed)
     }
 
     /// Measures a link the first time its setting is made (about 20 round trips and a 2,000-packet
@@ -344,14 +458,14 @@ impl Ctx<'_> {
         mine: &[&Scenario],
         repeats: &RangeInclusive<u32>,
         launcher: &dyn Launcher,
-    ) -> Result<(), RunError> {
+    ) -> Result<Vec<String>, RunError> {
         let (suite, opts) = (self.suite, self.opts);
         let mut services = Services::default();
         let (link, started) =
             self.start_behind(Some(net), || start_subject(name, suite, opts, &mut services, launcher));
-        self.run_subject(name, started, &services, mine, repeats, link.as_ref())?;
+        let failed = self.run_subject(name, started, &services, mine, repeats, link.as_ref())?;
         services.stop_unused(&[]);
-        Ok(())
+        Ok(failed)
     }
 
     /// Makes the link `net` asks for (observed once per setting) and runs `start` inside its
@@ -456,7 +570,7 @@ impl Ctx<'_> {
             }
             let round_started = Instant::now();
             self.total += rows.len() + drivers.len();
-            self.subjects(&rows, repeat..=repeat, launcher)?;
+            self.rounds(&rows, repeat..=repeat, launcher)?;
             for h in &drivers {
                 self.index += 1;
                 self.harness_round(h, (repeat, 1), launcher)?;
@@ -510,27 +624,27 @@ impl Ctx<'_> {
         server: &Server,
         repeats: RangeInclusive<u32>,
         link: Option<&Link>,
-    ) -> Result<(), RunError> {
+    ) -> Result<Status, RunError> {
         self.progress.scenario(self.index, self.total, &s.id, repeats.end() - repeats.start() + 1);
         // Behind a link this thread sends from the client namespace for the whole row: the load's
         // threads start here and so start there too.
         let _in_client = match link.map(|l| l.client().enter()).transpose() {
             Ok(g) => g,
-            Err(e) => return self.write(self.row(s, 0, Err(format!("cannot enter the link's client namespace: {e}")))),
+            Err(e) => return self.failed(s, format!("cannot enter the link's client namespace: {e}")),
         };
         let Some(port) = server.port(s.port_name()) else {
             let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
-            return self.write(self.row(s, 0, Err(e)));
+            return self.failed(s, e);
         };
         let target = Target { host: "127.0.0.1".into(), port, tls: s.tls };
         if let Err(e) = self.executor.verify(s, &target) {
-            return self.write(self.row(s, 0, Err(format!("verification failed: {e}"))));
+            return self.failed(s, format!("verification failed: {e}"));
         }
         if let Some(plan) = s.plan(true) {
             self.progress.phase(None);
             self.progress.live().store(0, Ordering::Relaxed);
             if let Err(e) = self.executor.measure(s, &plan, &target, self.progress.live()) {
-                return self.write(self.row(s, 0, Err(format!("warm-up failed: {e}"))));
+                return self.failed(s, format!("warm-up failed: {e}"));
             }
         }
         let plan = s.plan(false).expect("measured plan exists");
@@ -570,13 +684,19 @@ impl Ctx<'_> {
                     self.row(s, repeat, Ok(m)).with_errors(&r)
                 }
             };
-            let failed = row.status == Status::Failed;
+            let status = row.status;
             self.write(row)?;
-            if failed {
-                break;
+            if status == Status::Failed {
+                return Ok(status);
             }
         }
-        Ok(())
+        Ok(Status::Ok)
+    }
+
+    /// Writes the row's failure before any repeat ran.
+    fn failed(&mut self, s: &Scenario, error: String) -> Result<Status, RunError> {
+        self.write(self.row(s, 0, Err(error)))?;
+        Ok(Status::Failed)
     }
 
     /// Runs a harness for one round, `(first repeat, count)`, writing each measurement line it

@@ -252,6 +252,35 @@ pub struct RunInfo {
     /// The network links the run built, each measured once when it was first made.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<LinkFacts>,
+    /// The order the load rows ran in, round by round (docs/METHODOLOGY.md, "Rounds"); absent
+    /// in runs from before rows were interleaved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<Rounds>,
+}
+
+/// Interleaved rounds: round r measures every load row once (its warm-up, then repeat r), in an
+/// order drawn afresh for each round from `seed` (`wirebench run --seed` draws the same orders).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Rounds {
+    pub seed: u64,
+    /// Subjects started once and kept up across the rounds (on loopback, using no service):
+    /// their rows are shuffled one by one.
+    pub kept_up: Vec<String>,
+    /// Subjects started and stopped once per round, with their rows shuffled together: those
+    /// behind a network link (each round builds the link again) and those that use a service,
+    /// whose state other subjects of the service share.
+    pub restarted: Vec<String>,
+    /// Each round's rows in the order they were measured.
+    pub order: Vec<RoundOrder>,
+}
+
+/// One round: its repeat number and the rows in the order measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RoundOrder {
+    pub repeat: u32,
+    pub rows: Vec<String>,
 }
 
 /// A network link as set and as observed by a short check (`wirebench net check`'s probes)

@@ -132,6 +132,7 @@ pub fn write_run(dir: &Path, specs: &[Spec], formats: &[FormatSpec], claims: &st
         parameters: serde_json::to_value(&suite).unwrap(),
         sequential: None,
         links: Vec::new(),
+        rounds: None,
     };
     let mut w = ResultsWriter::create(dir, &info).unwrap();
     for spec in specs {

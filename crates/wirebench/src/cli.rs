@@ -163,6 +163,10 @@ pub struct RunArgs {
     /// With --workers: how long workers may take to be ready for a row, or stay silent during it.
     #[arg(long, value_name = "SECONDS", default_value_t = 120.0, requires = "workers")]
     pub worker_timeout: f64,
+    /// Draw each round's order of rows from this seed (run.json's `rounds.seed`), to run again
+    /// in the order a run ran in; a new one each run without it.
+    #[arg(long)]
+    pub seed: Option<u64>,
 }
 
 #[derive(Debug, Args)]

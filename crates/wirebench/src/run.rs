@@ -110,6 +110,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
         git_revision: git_revision(&root),
         root,
         clock: now_utc,
+        seed: args.seed.unwrap_or_else(fresh_seed),
     };
     eprintln!("results: {}", opts.out_dir.display());
     let progress = Bar::new();
@@ -178,4 +179,14 @@ fn git_revision(root: &Path) -> Option<String> {
     let rev = git(&["rev-parse", "--short", "HEAD"])?;
     let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|s| !s.is_empty());
     Some(if dirty { format!("{rev}-dirty") } else { rev })
+}
+
+/// A seed for a run's round orders when none is given: the clock's nanoseconds and the process
+/// id, mixed (splitmix64's finaliser), so runs started together still draw different orders.
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let mut z = nanos ^ (u64::from(std::process::id()) << 32);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }

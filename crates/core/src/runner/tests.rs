@@ -286,6 +286,7 @@ fn quick_run(toml: &str, name: &str, dir: &std::path::Path) -> (Suite, RunOption
         versions: BTreeMap::new(),
         git_revision: None,
         clock: fixed_clock,
+        seed: 7,
     };
     (suite, opts)
 }
@@ -302,19 +303,28 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
 
     let rows: Vec<(&str, u32, Status)> =
         results.measurements.iter().map(|m| (m.scenario.as_str(), m.repeat, m.status)).collect();
+    // The load rows come first, round by round, then the harnesses'.
+    let (load, harnesses) = rows.split_at(10);
+    let mut by_row = load.to_vec();
+    by_row.sort_by_key(|&(id, repeat, _)| (id, repeat));
     assert_eq!(
-        rows,
+        by_row,
         vec![
+            ("dead", 0, Status::Failed),
             ("fast", 1, Status::Ok),
             ("fast", 2, Status::Ok),
             ("fast", 3, Status::Ok),
-            ("wrong-bytes", 0, Status::Failed),
             ("flaky", 1, Status::Failed),
-            ("dead", 0, Status::Failed),
+            ("no-db", 0, Status::Failed),
             ("via-broker", 1, Status::Ok),
             ("via-broker", 2, Status::Ok),
             ("via-broker", 3, Status::Ok),
-            ("no-db", 0, Status::Failed),
+            ("wrong-bytes", 0, Status::Failed),
+        ]
+    );
+    assert_eq!(
+        harnesses,
+        [
             ("users-json-rust", 1, Status::Ok),
             ("users-json-rust", 2, Status::Ok),
             ("users-json-rust", 3, Status::Ok),
@@ -324,45 +334,66 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("drives-broken", 0, Status::Failed),
         ]
     );
+    // Round r measures every row still standing once, in the order run.json records: a subject
+    // that did not start fails its rows before the rounds, a row that failed is not measured again.
+    let rounds = results.run.rounds.as_ref().expect("run.json records the rounds");
+    assert_eq!(rounds.seed, 7);
+    assert_eq!(rounds.order.iter().map(|r| r.repeat).collect::<Vec<_>>(), [1, 2, 3]);
+    let drawn: Vec<&str> = rounds.order.iter().flat_map(|r| &r.rows).map(String::as_str).collect();
+    let written: Vec<&str> = load.iter().map(|r| r.0).filter(|id| *id != "dead").collect();
+    assert_eq!(written, drawn, "lines follow the drawn order");
+    let mut first: Vec<&str> = rounds.order[0].rows.iter().map(String::as_str).collect();
+    first.sort_unstable();
+    assert_eq!(first, ["fast", "flaky", "no-db", "via-broker", "wrong-bytes"]);
+    for later in &rounds.order[1..] {
+        let mut ids: Vec<&str> = later.rows.iter().map(String::as_str).collect();
+        ids.sort_unstable();
+        assert_eq!(ids, ["fast", "via-broker"], "round {}", later.repeat);
+    }
+    // Subjects without services stay up across the rounds; those with one start each round.
+    assert_eq!(
+        (rounds.kept_up.as_slice(), rounds.restarted.as_slice()),
+        (&["good".to_string(), "broken".into()][..], &["responder".to_string(), "needs-gone".into()][..])
+    );
     // Every row carries its lab (the suite's, else the scenario's or harness's own, over what a
     // harness printed) and every load row its transport (its label, else the driver's with TLS).
-    let stamps: Vec<(&str, Option<&str>, Option<&str>)> =
+    let stamps: std::collections::BTreeSet<(&str, Option<&str>, Option<&str>)> =
         results.measurements.iter().map(|m| (m.scenario.as_str(), m.lab.as_deref(), m.transport.as_deref())).collect();
     assert_eq!(
         stamps,
-        vec![
-            ("fast", Some("mock"), Some("h9")),
-            ("fast", Some("mock"), Some("h9")),
+        [
             ("fast", Some("mock"), Some("h9")),
             ("wrong-bytes", Some("mock"), Some("mock+tls")),
             ("flaky", Some("mock"), Some("mock")),
             ("dead", Some("elsewhere"), Some("mock")),
             ("via-broker", Some("mock"), Some("mock")),
-            ("via-broker", Some("mock"), Some("mock")),
-            ("via-broker", Some("mock"), Some("mock")),
             ("no-db", Some("mock"), Some("mock")),
-            ("users-json-rust", Some("formats"), None),
-            ("users-json-rust", Some("formats"), None),
             ("users-json-rust", Some("formats"), None),
             ("codec", Some("formats"), None),
             ("crashing", Some("mock"), None),
             ("parsed", Some("mock"), None),
             ("drives-broken", Some("mock"), None),
         ]
+        .into_iter()
+        .collect()
     );
-    // The responder learns the broker's port; the broker starts before it and stops after it;
-    // a service that is missing fails its subject's rows with the one line that says so.
+    // The kept-up subjects start before the rounds and stop after them; the responder starts
+    // for its row in each of the three rounds, after the broker, which stays up until the rounds
+    // end; a service that is missing fails its subject's rows with the one line that says so.
+    let log = launcher.log.borrow();
+    let harnesses_at = log.iter().position(|l| l.starts_with("harness driven")).unwrap() - 2;
+    let (load, after) = log.split_at(harnesses_at);
+    assert_eq!(&load[..2], ["start good: good", "start broken: broken"]);
+    let count = |what: &str| load.iter().filter(|l| *l == what).count();
+    assert_eq!(count("start responder: responder --broker 127.0.0.1:3333"), 3);
+    assert_eq!(count("stop responder"), 3);
+    assert_eq!((count("start service broker"), count("start service gone")), (1, 1));
+    let broker = load.iter().position(|l| l == "start service broker").unwrap();
+    assert!(load[..broker].iter().all(|l| !l.starts_with("start responder")), "the broker first: {log:?}");
+    assert_eq!(&load[load.len() - 2..], ["stop good", "stop broker"], "{log:?}");
     assert_eq!(
-        *launcher.log.borrow(),
+        after,
         [
-            "start good: good",
-            "stop good",
-            "start broken: broken",
-            "start service broker",
-            "start responder: responder --broker 127.0.0.1:3333",
-            "stop responder",
-            "stop broker",
-            "start service gone",
             "start service broker",
             "start responder: responder --broker 127.0.0.1:3333",
             "harness driven: drive --url http://127.0.0.1:1111 --profile quick",
@@ -371,12 +402,11 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             "start broken: broken",
         ]
     );
+    drop(log);
     let last = results.measurements.last().unwrap();
     assert!(last.error.as_deref().unwrap().starts_with("subject `broken` exited"), "{:?}", last.error);
-    assert_eq!(
-        results.measurements[9].error.as_deref(),
-        Some("service `gone`: `gone` is not installed: run `make setup`")
-    );
+    let row = |id: &str| results.measurements.iter().find(|m| m.scenario == id).unwrap();
+    assert_eq!(row("no-db").error.as_deref(), Some("service `gone`: `gone` is not installed: run `make setup`"));
     let results = Results {
         measurements: results
             .measurements
@@ -397,10 +427,12 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
         results.measurements[10].error.as_deref(),
         Some("harness `crashing` failed (exit status: 2); last stderr: oops")
     );
-    // fast and via-broker: warm-up + 3 repeats each; flaky: warm-up + 1 failed repeat.
-    assert_eq!(exec.measured.get(), 10);
+    // fast and via-broker: a warm-up and a repeat in each of 3 rounds; flaky: a warm-up and its
+    // failed repeat in round 1, and no more.
+    assert_eq!(exec.measured.get(), 14);
 
-    let fast = &results.measurements[0];
+    let row = |id: &str| results.measurements.iter().find(|m| m.scenario == id).unwrap();
+    let fast = row("fast");
     assert_eq!(fast.metrics.requests, Some(1000));
     assert_eq!(fast.metrics.duration_s, Some(0.05));
     assert_eq!(fast.metrics.rps, Some(20_000.0));
@@ -408,12 +440,9 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
     assert_eq!(fast.params["payload"], "1KB");
     assert_eq!(fast.params["connections"], 2);
     assert_eq!(fast.lang, "rust");
-    assert_eq!(results.measurements[3].error.as_deref(), Some("verification failed: body is 10 bytes, expected 1024"));
-    assert_eq!(
-        results.measurements[4].error.as_deref(),
-        Some("50 of 1000 responses were wrong: status 500, expected 200")
-    );
-    let dead = results.measurements[5].error.as_deref().unwrap();
+    assert_eq!(row("wrong-bytes").error.as_deref(), Some("verification failed: body is 10 bytes, expected 1024"));
+    assert_eq!(row("flaky").error.as_deref(), Some("50 of 1000 responses were wrong: status 500, expected 200"));
+    let dead = row("dead").error.as_deref().unwrap();
     assert!(dead.starts_with("subject `broken` exited with exit status: 1"), "{dead}");
 
     let summaries = results.summaries();
@@ -442,6 +471,7 @@ fn only_glob_that_matches_nothing_is_an_error() {
         versions: BTreeMap::new(),
         git_revision: None,
         clock: fixed_clock,
+        seed: 7,
     };
     let err =
         run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default()).unwrap_err();
