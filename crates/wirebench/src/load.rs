@@ -66,9 +66,9 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         (l.spec().to_string(), s)
     });
     if let Some(dir) = &args.out {
-        crate::merge::write_worker(
+        wirebench_fleet::write_worker(
             dir,
-            &crate::merge::WorkerMeta { share, url: &args.url, driver: &args.driver, cpus: engine.threads },
+            &wirebench_fleet::WorkerMeta { share, url: &args.url, driver: &args.driver, cpus: engine.threads },
             &r,
             cpu_s,
         )?;

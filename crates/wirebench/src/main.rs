@@ -8,7 +8,7 @@ mod merge;
 mod net;
 mod progress;
 mod run;
-mod workers;
+mod worker;
 
 use clap::Parser;
 
@@ -69,7 +69,7 @@ fn main() {
         }
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
         cli::Command::Merge(args) => merge::merge(&args).map(|()| EXIT_OK),
-        cli::Command::Worker(args) => workers::work(&args).map(|()| EXIT_OK),
+        cli::Command::Worker(args) => worker::work(&args).map(|()| EXIT_OK),
         cli::Command::Report { dir, markdown, section, claims, suites_dir } => {
             report(&dir, markdown, &section, claims.as_deref(), &suites_dir)
         }

@@ -12,9 +12,8 @@ use wirebench_core::runner::{self, RunOptions};
 use wirebench_core::suite::{self, Suite, UntilDecided};
 use wirebench_core::supervisor::Supervisor;
 use wirebench_core::{machine, now_utc, stamp_utc};
+use wirebench_fleet::Coordinator;
 use wirebench_load::LoadEngine;
-
-use crate::workers::Coordinator;
 
 /// The claims of the suite `name` (in `suites_dir`, or a path) as written now, checked as a run
 /// would check them, for `wirebench report --claims`.

@@ -1,20 +1,8 @@
-//! A suite's load from several workers: `wirebench run SUITE --workers N` runs the suite here
-//! (subjects, services, harness rows, claims, report) and hands each load of its rows to N
-//! `wirebench worker --coordinator URL --worker i/N` processes, on this machine or on others.
-//!
-//! The coordinator serves three calls over HTTP/1.1 and JSON, each a long poll:
-//! - `GET /v1/job?worker=i&count=N&after=K`: the next load after job K (its scenario, the suite's
-//!   thread groups, the plan and the target), `{"done": true}` when the run ends, or 204 after
-//!   25 s without one (ask again);
-//! - `POST /v1/ready?worker=i&job=K`: a barrier. The worker has verified its route to the target;
-//!   when every worker of the job has, all get one start instant, 250 ms ahead;
-//! - `POST /v1/alive?worker=i&job=K`: every 5 s of a load, so a worker that died is noticed;
-//! - `POST /v1/result?worker=i&job=K`: its record and histograms (as `wirebench load --out`
-//!   writes them), or `{"error": ...}`.
-//!
-//! The job's workers are the first `min(N, connections, requests)`: a row of one connection is
-//! loaded by worker 0 alone. Their results are added as `wirebench merge` adds them, so a row is
-//! written as if one machine had measured it, with each worker's share beside it.
+//! The coordinator of `wirebench run SUITE --workers N`: the runner's `Executor` when loads come
+//! from workers. It serves the calls of `protocol` (axum, a thread of its own), hands each row's
+//! load to the job's workers, waits at the barrier and for their results, and adds those up as
+//! `wirebench merge` does (`merge::combine`), so a row is written as if one machine had measured
+//! it, with each worker's share beside it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
@@ -22,29 +10,24 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::cli::WorkerArgs;
-use crate::merge::{self, Worker, WorkerMeta};
-use wirebench_core::machine;
+use crate::merge;
+use crate::protocol::{Job, POLL};
+use crate::record::Worker;
 use wirebench_core::runner::{Executor, LoadResult, Plan, Stop, Target};
-use wirebench_core::share::WorkerShare;
-use wirebench_core::suite::{self, GroupSpec, Scenario};
+use wirebench_core::suite::{GroupSpec, Scenario};
 use wirebench_load::LoadEngine;
 
-/// How long one long poll waits before the worker asks again.
-const POLL: Duration = Duration::from_secs(25);
 /// Between every worker being ready and the load: time for the instant to reach them all.
 const LEAD: Duration = Duration::from_millis(250);
-/// How often a loading worker says it is alive.
-const HEARTBEAT: Duration = Duration::from_secs(5);
 
 /// One load handed out.
 #[derive(Debug, Default)]
@@ -372,157 +355,5 @@ impl Executor for Coordinator {
         }
         live.store(r.requests, Ordering::Relaxed);
         Ok(r)
-    }
-}
-
-/// One row's load as the coordinator hands it out: the whole plan, of which each worker takes
-/// its share, and the target as the workers reach it.
-#[derive(Serialize, Deserialize)]
-struct Job {
-    /// Its number in the run.
-    job: u64,
-    /// The workers taking part: 0..count.
-    count: u32,
-    scenario: Scenario,
-    /// The suite's thread groups (a group's script may take others), rebuilt by each worker.
-    groups: BTreeMap<String, GroupSpec>,
-    plan: Plan,
-    target: Target,
-}
-
-/// `wirebench worker`: takes loads from a coordinator until its run ends.
-pub fn work(args: &WorkerArgs) -> anyhow::Result<()> {
-    let share = args.worker;
-    let base = args.coordinator.trim_end_matches('/').to_string();
-    if !base.starts_with("http://") {
-        bail!("--coordinator `{}`: expected http://HOST:PORT", args.coordinator);
-    }
-    let root = suite::project_root(&args.suites_dir)?;
-    let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
-    let client = reqwest::blocking::Client::builder().timeout(POLL + Duration::from_secs(10)).build()?;
-    let first_contact = Instant::now() + Duration::from_secs_f64(args.connect_timeout);
-    let mut after = 0u64;
-    let mut reached = false;
-    loop {
-        let url = format!("{base}/v1/job?worker={}&count={}&after={after}", share.index, share.count);
-        let answer = match client.get(&url).send() {
-            Ok(a) => a,
-            // Until the coordinator first answers, it may still be starting.
-            Err(e) if !reached && Instant::now() < first_contact && (e.is_connect() || e.is_timeout()) => {
-                std::thread::sleep(Duration::from_millis(200));
-                continue;
-            }
-            Err(e) => bail!("{url}: {e}"),
-        };
-        reached = true;
-        let status = answer.status();
-        if status == reqwest::StatusCode::NO_CONTENT {
-            continue;
-        }
-        let body: Value = answer.json().with_context(|| format!("{url}: not JSON"))?;
-        if !status.is_success() {
-            bail!("{base}: {}", body["error"].as_str().unwrap_or(status.as_str()));
-        }
-        if body["done"] == true {
-            eprintln!("worker {share}: the run is over");
-            return Ok(());
-        }
-        let job: Job = serde_json::from_value(body).context("a job this worker cannot read (another version?)")?;
-        after = job.job;
-        if share.index >= job.count {
-            continue; // Not needed for this row.
-        }
-        let mine = WorkerShare { index: share.index, count: job.count };
-        let call_url = |call: &str| format!("{base}/v1/{call}?worker={}&job={}", share.index, job.job);
-        let post = |call: &str, body: &Value| -> anyhow::Result<reqwest::blocking::Response> {
-            let url = call_url(call);
-            client.post(&url).json(body).send().with_context(|| url.clone())
-        };
-        let heartbeat = || Heartbeat::start(client.clone(), call_url("alive"));
-        let outcome = run_job(&job, mine, &engine, &root, heartbeat, || {
-            loop {
-                let a = post("ready", &json!({}))?;
-                match a.status() {
-                    reqwest::StatusCode::NO_CONTENT => continue,
-                    s if s.is_success() => {
-                        let v: Value = a.json()?;
-                        return v["start_at"].as_f64().context("the barrier gave no start instant").map(Some);
-                    }
-                    // The job was given up (another worker failed): no load.
-                    reqwest::StatusCode::GONE => return Ok(None),
-                    s => bail!("the barrier answered {s}"),
-                }
-            }
-        });
-        let report = match outcome {
-            Ok(None) => continue,
-            Ok(Some((record, log))) => json!({ "record": record, "log": log }),
-            Err(e) => json!({ "error": format!("{e:#}") }),
-        };
-        let a = post("result", &report)?;
-        if !(a.status().is_success() || a.status() == reqwest::StatusCode::GONE) {
-            bail!("the coordinator refused this worker's result: {}", a.status());
-        }
-    }
-}
-
-/// One job: verify, wait at the barrier, load, and the record. `Ok(None)`: the job was given up.
-fn run_job(
-    job: &Job,
-    share: WorkerShare,
-    engine: &LoadEngine,
-    root: &std::path::Path,
-    heartbeat: impl FnOnce() -> Heartbeat,
-    barrier: impl FnOnce() -> anyhow::Result<Option<f64>>,
-) -> anyhow::Result<Option<(Value, String)>> {
-    let mut scenario = job.scenario.clone();
-    if let Some(group) = &scenario.group {
-        let mut scripts = suite::groups::scripts(&job.groups, root)
-            .map_err(|(key, message)| anyhow::anyhow!("the suite's {key}: {message}"))?;
-        scenario.script = Some(scripts.remove(group).with_context(|| format!("no thread group `{group}` in the job"))?);
-    }
-    let plan = share.of_plan(&job.plan);
-    let target = &job.target;
-    engine.verify(&scenario, target).map_err(|e| anyhow::anyhow!("verification failed: {e}"))?;
-    let Some(start_at) = barrier()? else { return Ok(None) };
-    let at = UNIX_EPOCH + Duration::from_secs_f64(start_at);
-    if let Ok(wait) = at.duration_since(SystemTime::now()) {
-        std::thread::sleep(wait);
-    }
-    let cpu_before = machine::own_cpu_s();
-    let r = {
-        let _alive = heartbeat();
-        engine.measure(&scenario, &plan, target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?
-    };
-    let cpu_s = machine::own_cpu_s() - cpu_before;
-    let meta = WorkerMeta { share, url: &scenario.id, driver: &scenario.driver, cpus: engine.threads };
-    merge::record(&meta, &r, cpu_s).map(Some)
-}
-
-/// Says "alive" to the coordinator every `HEARTBEAT` until dropped.
-struct Heartbeat {
-    stop: Option<std::sync::mpsc::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Heartbeat {
-    fn start(client: reqwest::blocking::Client, url: String) -> Heartbeat {
-        let (stop, stopped) = std::sync::mpsc::channel::<()>();
-        let thread = std::thread::spawn(move || {
-            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(HEARTBEAT) {
-                // A missed beat is noticed by the coordinator only after its timeout (15 s or more).
-                let _ = client.post(&url).send();
-            }
-        });
-        Heartbeat { stop: Some(stop), thread: Some(thread) }
-    }
-}
-
-impl Drop for Heartbeat {
-    fn drop(&mut self) {
-        drop(self.stop.take());
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
     }
 }
