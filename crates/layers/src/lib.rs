@@ -1,6 +1,7 @@
 //! A crate's import graph, read from its `use` lines, and the check that it has no circle: the
-//! layering tests of wirebench's crates (core, load, report) share it. Test code (after the
-//! first `#[cfg(test)]`) is left out: tests may read any module.
+//! layering tests of wirebench's crates (core, load, report, link, fleet and the CLI) share it.
+//! Test code (after the first `#[cfg(test)]`) is left out: tests may read any module. The crate
+//! root is the node `lib`, whether it is `lib.rs` or, in a binary without one, `main.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -22,18 +23,23 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The module a file is, as a path from the crate root (`labs::parse`, `charts`, `render::html`).
+/// The module a file is, as a path from the crate root (`labs::parse`, `charts`, `render::html`);
+/// the root itself is `lib`, a binary's `main.rs` too when there is no `lib.rs` beside it.
 fn module_of(root: &Path, file: &Path) -> String {
     let rel = file.strip_prefix(root).unwrap().with_extension("");
     let parts: Vec<String> = rel.iter().map(|p| p.to_string_lossy().into_owned()).collect();
     let parts: Vec<&str> = parts.iter().map(String::as_str).filter(|p| *p != "mod").collect();
-    parts.join("::")
+    match parts.join("::") {
+        m if m == "main" && !root.join("lib.rs").exists() => "lib".to_string(),
+        m => m,
+    }
 }
 
 /// The crate modules a file's non-test code imports, as full paths of the longest known module
 /// (`crate::labs::LABS` → `labs`, `crate::charts::panels::{…}` → `charts::panels`, `super::x`
-/// from `charts::ranked` → `charts`). An item of the crate root (`crate::LoadError`) is `lib`:
-/// an import from the root is an edge like any other.
+/// from `charts::ranked` → `charts`). An item of the crate root (`crate::LoadError`, or
+/// `crate::EXIT_OK` of a binary's `main.rs`) is `lib`: an import from the root is an edge like
+/// any other.
 fn imports(module: &str, text: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
     let code = text.split("#[cfg(test)]").next().unwrap_or("");
     let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
@@ -89,7 +95,8 @@ pub fn graph(src: &Path, skip: &[&str]) -> Graph {
         .collect()
 }
 
-/// The modules that import an item of the crate root (`lib.rs`): imports that run upward.
+/// The modules that import an item of the crate root (`lib.rs`, or a binary's `main.rs`):
+/// imports that run upward.
 pub fn importers_of_root(g: &Graph) -> Vec<&str> {
     g.iter().filter(|(_, deps)| deps.contains("lib")).map(|(m, _)| m.as_str()).collect()
 }
@@ -146,6 +153,21 @@ mod tests {
                     #[cfg(test)]\nmod tests { use crate::worker; }";
         let got = imports("drivers::http1", text, &known(&["driver", "tls", "io", "worker", "drivers::sse"]));
         assert_eq!(got, known(&["driver", "tls", "lib", "drivers::sse", "io"]));
+    }
+
+    #[test]
+    fn a_binarys_main_is_the_root_like_lib() {
+        let dir = std::env::temp_dir().join(format!("wirebench-layers-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("main.rs"), "mod a;\nmod b;\nconst EXIT_OK: i32 = 0;\nfn main() { a::f(); }\n")
+            .unwrap();
+        std::fs::write(dir.join("a.rs"), "use crate::b::g;\npub fn f() { g(crate::EXIT_OK) }\n").unwrap();
+        std::fs::write(dir.join("b.rs"), "pub fn g(_: i32) {}\n").unwrap();
+        let g = graph(&dir, &["lib"]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(g.keys().collect::<Vec<_>>(), ["a", "b"], "main.rs is the root, skipped as `lib`");
+        assert_eq!(g["a"], known(&["b", "lib"]));
+        assert_eq!(importers_of_root(&g), ["a"]);
     }
 
     #[test]

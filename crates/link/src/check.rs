@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-use crate::{Link, LinkStats};
+use crate::link::{Link, LinkStats};
 
 /// How much to measure.
 #[derive(Debug, Clone)]

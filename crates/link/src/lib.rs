@@ -10,6 +10,9 @@ mod ns;
 mod shaper;
 mod spec;
 
+#[cfg(test)]
+mod layers;
+
 pub use check::{check, wilson, CheckOptions, CheckReport, LossEstimate};
 pub use link::{DirStats, Link, LinkError, LinkStats, CLIENT_ADDR, SERVER_ADDR};
 pub use ns::{held_namespaces, Entered, Ns};

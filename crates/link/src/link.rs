@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::ns::{ip, sysctl, Ns};
 use crate::shaper::{Counters, Fate, Shaper};
-use crate::NetSpec;
+use crate::spec::NetSpec;
 
 pub const CLIENT_ADDR: &str = "198.18.0.1";
 pub const SERVER_ADDR: &str = "198.18.0.2";

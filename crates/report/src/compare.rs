@@ -9,10 +9,10 @@ use wirebench_core::results::{Results, ScenarioSummary};
 use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::Summary;
 
+use crate::error::ReportError;
 use crate::load::Ratio;
 use crate::model::read_results;
 use crate::numbers::{self, NONE};
-use crate::ReportError;
 
 const HEADER: [&str; 7] = ["scenario", "req/s A", "req/s B", "B/A (95 % interval)", "p99 A", "p99 B", "verdict"];
 /// Columns aligned right (numbers).

@@ -9,6 +9,8 @@
 mod charts;
 mod claims;
 mod compare;
+mod error;
+mod files;
 mod labs;
 mod load;
 mod model;
@@ -27,20 +29,13 @@ mod layers;
 
 use std::path::{Path, PathBuf};
 
-use wirebench_core::results::ResultsError;
-
 pub use compare::compare;
+pub use error::ReportError;
+pub use files::{CHARTS_DIR, HTML_FILE, MARKDOWN_FILE, WRITTEN_FILE};
 pub use model::{ClaimsFrom, RunWarning};
 
 use render::{csv, html, markdown};
 use section::Block;
-
-/// File names `render` writes inside the results directory.
-pub const HTML_FILE: &str = "report.html";
-/// See `HTML_FILE`.
-pub const MARKDOWN_FILE: &str = "summary.md";
-/// Folder of the standalone chart SVGs.
-pub const CHARTS_DIR: &str = "charts";
 
 /// Paths of the files `render` wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,21 +50,6 @@ pub struct Rendered {
     pub failed: usize,
     /// What the report says about the run as a whole, for the command line to repeat.
     pub warnings: Vec<RunWarning>,
-}
-
-/// Why a report could not be made; `Display` is one line naming the file.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error("{run_file}: not found: pass a results directory written by `wirebench run`")]
-    NotResults { run_file: String },
-    #[error(transparent)]
-    Results(#[from] ResultsError),
-    #[error("{path}: cannot write: {source}")]
-    Write { path: String, source: std::io::Error },
-    #[error("{0}")]
-    Chart(charts::ChartError),
-    #[error("{dir}: no section `{wanted}` in this run's report; it has: {have}")]
-    NoSection { dir: String, wanted: String, have: String },
 }
 
 /// Reads the results directory `dir` and writes the report files into it, replacing earlier ones.
@@ -152,9 +132,6 @@ fn draw_charts(sections: &mut [section::Section]) -> Result<Vec<(&'static str, S
     }
     Ok(svgs)
 }
-
-/// The CSV and chart files a render wrote, relative to the results directory, one per line.
-pub const WRITTEN_FILE: &str = ".report-files";
 
 /// Removes the files the previous render listed in `WRITTEN_FILE` that this one did not write
 /// (`written`), and lists this render's. Only the report's own files go: a CSV or an image a user

@@ -10,10 +10,11 @@ use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
 
+use crate::error::ReportError;
 use crate::labs::LABS;
 use crate::section::{Para, Run, Section};
 use crate::table::Text;
-use crate::{claims, load, published, ReportError};
+use crate::{claims, load, published};
 
 /// A results directory, summarised.
 #[derive(Debug, Clone)]

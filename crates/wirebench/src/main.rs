@@ -10,6 +10,9 @@ mod progress;
 mod run;
 mod worker;
 
+#[cfg(test)]
+mod layers;
+
 use clap::Parser;
 
 // The load engine allocates per request (h2 frames, header maps); mimalloc's thread-local free

@@ -56,7 +56,7 @@ pub fn page(report: &Report, sections: &[Section], csv: &[&str]) -> String {
     for s in sections {
         section(&mut h, s);
     }
-    let links: Vec<String> = std::iter::once(crate::MARKDOWN_FILE)
+    let links: Vec<String> = std::iter::once(crate::files::MARKDOWN_FILE)
         .chain(csv.iter().copied())
         .map(|f| format!("<a href=\"{f}\">{f}</a>"))
         .collect();
@@ -64,7 +64,7 @@ pub fn page(report: &Report, sections: &[Section], csv: &[&str]) -> String {
         h,
         "<footer>Also written: {} · charts as SVG in <a href=\"{dir}/\">{dir}/</a></footer>\n</main>\n</body>\n</html>\n",
         links.join(" · "),
-        dir = crate::CHARTS_DIR
+        dir = crate::files::CHARTS_DIR
     );
     h
 }

@@ -112,7 +112,7 @@ fn block(out: &mut String, b: &Block) {
         Block::Chart(_) => {}
         Block::Figure(f) => match &f.drawn {
             Drawn::Svg { note, .. } => {
-                put!(out, "![{}]({}/{}.svg)\n\n", md(f.title), crate::CHARTS_DIR, f.name);
+                put!(out, "![{}]({}/{}.svg)\n\n", md(f.title), crate::files::CHARTS_DIR, f.name);
                 if let Some(n) = note {
                     put!(out, "*{}*\n\n", md(n));
                 }
