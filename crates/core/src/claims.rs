@@ -315,6 +315,7 @@ mod tests {
             params: BTreeMap::new(),
             error: None,
             ok_repeats: rps.len(),
+            contended: 0,
             metrics: [("rps", Summary::of(rps).unwrap())].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod claims;
+pub mod contention;
 #[cfg(test)]
 mod layers;
 pub mod machine;

@@ -118,6 +118,10 @@ pub const METRICS: &[Metric] = &[
     line("service_cpu_s", Seconds, |m| m.metrics.service_cpu_s, false),
     line("service_rss_kb", KiB, |m| m.metrics.service_rss_kb.map(|v| v as f64), false),
     line("instrument_cpu_s", Seconds, |m| m.metrics.instrument_cpu_s, false),
+    // What processes outside the run took of its CPUs during a repeat (`contention`).
+    line("foreign_cpu_s", Seconds, |m| m.metrics.foreign_cpu_s, false),
+    line("foreign_share", Share, |m| m.metrics.foreign_share, false),
+    line("steal_cpu_s", Seconds, |m| m.metrics.steal_cpu_s, false),
     line("serialize_ns", Nanos, |m| m.metrics.serialize_ns, true),
     line("deserialize_ns", Nanos, |m| m.metrics.deserialize_ns, true),
     line("size_bytes", Bytes, |m| m.metrics.size_bytes.map(|v| v as f64), true),

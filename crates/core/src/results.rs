@@ -167,6 +167,9 @@ pub struct ScenarioSummary {
     /// Error of the first failed repeat, if any repeat failed.
     pub error: Option<String>,
     pub ok_repeats: usize,
+    /// Repeats measured while foreign work took the run's CPUs (`Metrics::contended`), each
+    /// measured again; none of them is in the summaries.
+    pub contended: usize,
     pub metrics: BTreeMap<&'static str, Summary>,
     /// Each metric's value per repeat number (ok repeats only), for claims that pair repeats.
     pub by_repeat: BTreeMap<&'static str, BTreeMap<u32, f64>>,
@@ -230,7 +233,10 @@ impl ScenarioSummary {
     /// The summary of one scenario's rows, of a run of suite `suite`.
     fn of(rows: &[&Measurement], suite: &str) -> ScenarioSummary {
         let first = rows[0];
-        let ok: Vec<&Measurement> = rows.iter().copied().filter(|m| m.status == Status::Ok).collect();
+        // A contended repeat was measured again: it enters no summary, interval or verdict.
+        let contended = rows.iter().filter(|m| m.metrics.contended == Some(true)).count();
+        let ok: Vec<&Measurement> =
+            rows.iter().copied().filter(|m| m.status == Status::Ok && m.metrics.contended != Some(true)).collect();
         let mut metrics = BTreeMap::new();
         let mut by_repeat = BTreeMap::new();
         // A spread across repeats is judged from its metric's repeats (`claims`), not summarised.
@@ -314,6 +320,7 @@ impl ScenarioSummary {
             params: first.params.clone(),
             error: rows.iter().find(|m| m.status == Status::Failed).and_then(|m| m.error.clone()),
             ok_repeats: ok.len(),
+            contended,
             metrics,
             by_repeat,
             latency_curve,

@@ -134,6 +134,20 @@ pub struct Metrics {
     /// of its own CPUs' time: the number may measure the instrument rather than the subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrument_bound: Option<bool>,
+    /// CPU seconds that processes outside the run took on the run's CPUs (the subject's and the
+    /// load's) during the measurement (`contention`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_cpu_s: Option<f64>,
+    /// Seconds the hypervisor gave the run's CPUs to other guests during the measurement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_cpu_s: Option<f64>,
+    /// The larger of the subject's and the load's CPUs' share that foreign work and steal took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub foreign_share: Option<f64>,
+    /// True when `foreign_share` passed `contention::CONTENDED_SHARE`: the repeat was measured
+    /// again, and this one enters no summary or verdict.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contended: Option<bool>,
     /// Rows across a network link: the forwarder's CPU seconds during the measurement (it runs
     /// in the instrument's process, on the instrument's CPUs; `instrument_cpu_s` leaves it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]

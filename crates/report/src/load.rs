@@ -24,6 +24,10 @@ pub const LINK_BOUND: Badge = Badge {
     id: "link-bound",
     meaning: "the network link's forwarder fell behind (over 1 % of packets more than 1 ms late): the link was slower than its settings",
 };
+pub const CONTENDED: Badge = Badge {
+    id: "contended",
+    meaning: "other processes took over 10 % of the subject's or the load's CPUs during some repeats: each was measured again, and none of them is in the numbers",
+};
 pub const INSTRUMENT_BOUND: Badge = Badge {
     id: "instrument-bound",
     meaning: "the load generator used more CPU than the subject, or nearly all of its own: the number may measure the instrument",
@@ -60,6 +64,9 @@ impl<'a> Row<'a> {
         }
         if summary.net_bound {
             flags.push(LINK_BOUND);
+        }
+        if summary.contended > 0 {
+            flags.push(CONTENDED);
         }
         Row { summary, transport: summary.transport.as_deref().unwrap_or_default(), rate_rps, flags }
     }
@@ -275,7 +282,7 @@ fn headline_section(rows: &[Row], run: &Run) -> Section {
         s.push(Block::Cards(cards));
     }
     s.failures("failures", rows.iter().map(|r| r.summary), run);
-    for flag in [NOISY, INSTRUMENT_BOUND, LINK_BOUND] {
+    for flag in [NOISY, INSTRUMENT_BOUND, LINK_BOUND, CONTENDED] {
         let ids: Vec<String> = rows.iter().filter(|r| r.flags.contains(&flag)).map(|r| r.id().to_string()).collect();
         if !ids.is_empty() {
             s.push(Block::Flagged(flag, ids));

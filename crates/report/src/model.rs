@@ -14,7 +14,7 @@ use crate::error::ReportError;
 use crate::labs::LABS;
 use crate::section::{Para, Run, Section};
 use crate::table::Text;
-use crate::{claims, load, published};
+use crate::{claims, load, numbers, published};
 
 /// A results directory, summarised.
 #[derive(Debug, Clone)]
@@ -130,6 +130,9 @@ impl Report {
                 .and(" The headline ranks closed-model scenarios only, since open-model req/s is the offered rate.");
         }
         s.para(Para::Plain, text);
+        if let Some(rounds) = &self.run.rounds {
+            s.para(Para::Plain, rounds_text(rounds, &self.rows));
+        }
         if !self.run.links.is_empty() {
             s.para(Para::Plain, links_text(&self.run.links));
         }
@@ -156,6 +159,20 @@ impl Report {
         }
         if let (Err(why), None) = (&self.suite, &self.claims_from) {
             out.push(RunWarning { title: "Claims not judged.", detail: why.clone() });
+        }
+        let contended: Vec<&ScenarioSummary> = self.rows.iter().filter(|r| r.contended > 0).collect();
+        if !contended.is_empty() {
+            let repeats: usize = contended.iter().map(|r| r.contended).sum();
+            let share = wirebench_core::contention::CONTENDED_SHARE * 100.0;
+            out.push(RunWarning {
+                title: "Other processes were busy during the run.",
+                detail: format!(
+                    "{repeats} repeats of {} rows were measured while work outside the run took over {share:.0} % \
+                     of the subject's or the load's CPUs (or the hypervisor took it). Each was measured again; \
+                     none is in a number or a verdict. The rows are flagged `contended`.",
+                    contended.len()
+                ),
+            });
         }
         let mut unknown: Vec<&str> = self
             .rows
@@ -219,6 +236,37 @@ fn suite_of(parameters: &serde_json::Value) -> Result<Suite, serde_json::Error> 
     serde_json::from_value(parameters.clone())
 }
 
+/// How the load rows were interleaved, and how much foreign work the run met.
+fn rounds_text(rounds: &wirebench_core::schema::Rounds, rows: &[ScenarioSummary]) -> Text {
+    let contended: usize = rows.iter().map(|r| r.contended).sum();
+    let busiest = rows
+        .iter()
+        .filter_map(|r| r.get("foreign_share"))
+        .map(|s| s.median)
+        .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
+    let mut text = Text::plain(format!(
+        "Load rows ran in {} rounds: each round measured every row once, its warm-up and then one repeat, in an \
+         order drawn afresh for the round (seed {}; `wirebench run --seed {}` draws the same orders), so that the \
+         machine's drift over the run falls inside each row's interval and a claim's pairs are rows of the same \
+         round. {} subjects stayed up across the rounds; {} were started for their rows in each round (behind a \
+         network link, or using a service whose state other subjects share). ",
+        rounds.order.len(),
+        rounds.seed,
+        rounds.seed,
+        rounds.kept_up.len(),
+        rounds.restarted.len()
+    ));
+    text = text.and(match (contended, busiest) {
+        (0, Some(b)) => format!(
+            "No repeat was contended: work outside the run took at most {} of the run's CPUs in a row's median repeat.",
+            numbers::percent(b)
+        ),
+        (0, None) => "Foreign work on the run's CPUs was not sensed.".to_string(),
+        (n, _) => format!("{n} repeats were contended and measured again (the warning above)."),
+    });
+    text
+}
+
 /// What the run's network links were asked to be and what a check observed when each was made.
 fn links_text(links: &[wirebench_core::schema::LinkFacts]) -> Text {
     let pct = |x: f64| format!("{:.2} %", x * 100.0);
@@ -252,6 +300,47 @@ fn links_text(links: &[wirebench_core::schema::LinkFacts]) -> Text {
 mod tests {
     use super::*;
     use crate::fixture;
+
+    /// A run with interleaved rounds, one of whose repeats other processes contended: the first
+    /// screen says so, the row is flagged, the repeat is in no number, and the method tells the
+    /// rounds and their seed.
+    #[test]
+    fn contended_repeats_are_named_before_any_number_and_rounds_in_the_method() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut results = read_results(dir.path()).unwrap();
+        let order = vec![wirebench_core::schema::RoundOrder { repeat: 1, rows: vec![] }];
+        results.run.rounds =
+            Some(wirebench_core::schema::Rounds { seed: 42, kept_up: vec!["a".into()], restarted: vec![], order });
+        let first = results.measurements[0].scenario.clone();
+        let before = Report::of(results.clone(), None);
+        let rps_before = before.rows.iter().find(|r| r.scenario == first).unwrap().get("rps").unwrap().median;
+        assert!(before.warnings().iter().all(|w| !w.title.contains("busy")), "no warning without contention");
+        // The row's first repeat again, with twice the rate, while other processes were busy.
+        let mut busy = results.measurements[0].clone();
+        busy.metrics.rps = busy.metrics.rps.map(|r| r * 2.0);
+        (busy.metrics.contended, busy.metrics.foreign_share) = (Some(true), Some(0.45));
+        results.measurements.insert(0, busy);
+        for m in results.measurements.iter_mut().skip(1) {
+            (m.metrics.contended, m.metrics.foreign_share) = (Some(false), Some(0.01));
+        }
+        let r = Report::of(results, None);
+        let row = r.rows.iter().find(|r| r.scenario == first).unwrap();
+        assert_eq!(
+            (row.contended, row.get("rps").unwrap().median),
+            (1, rps_before),
+            "the contended repeat is left out"
+        );
+        let warnings = r.warnings();
+        let busy = warnings.iter().find(|w| w.title == "Other processes were busy during the run.").unwrap();
+        assert!(busy.detail.starts_with("1 repeats of 1 rows were measured while work outside the run took over 10 %"));
+        assert!(load::Row::of(row).flags.contains(&load::CONTENDED));
+        let method = format!("{:?}", r.method());
+        assert!(
+            method.contains("seed 42; `wirebench run --seed 42`") && method.contains("1 repeats were contended"),
+            "{method}"
+        );
+    }
 
     #[test]
     fn parameters_that_are_not_a_suite_leave_claims_out_with_a_reason() {

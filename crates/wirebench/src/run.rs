@@ -110,6 +110,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
         root,
         clock: now_utc,
         seed: args.seed.unwrap_or_else(fresh_seed),
+        sensor: wirebench_core::contention::Sensor::Proc,
     };
     eprintln!("results: {}", opts.out_dir.display());
     let progress = Bar::new();

@@ -287,6 +287,7 @@ fn quick_run(toml: &str, name: &str, dir: &std::path::Path) -> (Suite, RunOption
         git_revision: None,
         clock: fixed_clock,
         seed: 7,
+        sensor: crate::contention::Sensor::Off,
     };
     (suite, opts)
 }
@@ -472,6 +473,7 @@ fn only_glob_that_matches_nothing_is_an_error() {
         git_revision: None,
         clock: fixed_clock,
         seed: 7,
+        sensor: crate::contention::Sensor::Off,
     };
     let err =
         run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default()).unwrap_err();
@@ -684,4 +686,68 @@ fn steadiness_is_the_variation_of_whole_ticks_after_the_ramp_up() {
     assert_eq!(steadiness(&[100; 12], 1.2, 0.3), None);
     // A load that answered nothing has no variation to speak of.
     assert_eq!(steadiness(&[0; 10], 1.0, 0.0), None);
+}
+
+/// Each call of the sensor, counted across a test's run (one test uses each counter).
+static SENSED_ONCE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+static SENSED_ALWAYS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+fn foreign(share: f64) -> Option<crate::contention::Foreign> {
+    Some(crate::contention::Foreign { cpu_s: share, steal_s: 0.0, share })
+}
+
+#[test]
+fn a_contended_repeat_is_measured_again_and_left_out_of_the_summary() {
+    // The second repeat the run measures is contended; every other is quiet.
+    let second = || foreign(if SENSED_ONCE.fetch_add(1, Ordering::SeqCst) == 1 { 0.5 } else { 0.01 });
+    let dir = tempfile::tempdir().unwrap();
+    let (suite, mut opts) = quick_run(SEQUENTIAL, "mock", dir.path());
+    opts.sensor = crate::contention::Sensor::Fixed(second);
+    let exec = SequenceExecutor {
+        rps: [("a", vec![100.0]), ("b", vec![100.0]), ("c", vec![200.0])].into(),
+        calls: RefCell::default(),
+    };
+    let out = run(&suite, &opts, &MockLauncher::default(), &exec, &NoProgress::default()).unwrap();
+    let results = Results::read(&out).unwrap();
+    let contended: Vec<&Measurement> =
+        results.measurements.iter().filter(|m| m.metrics.contended == Some(true)).collect();
+    assert_eq!(contended.len(), 1);
+    let (id, repeat) = (&contended[0].scenario, contended[0].repeat);
+    let same: Vec<Option<bool>> = results
+        .measurements
+        .iter()
+        .filter(|m| &m.scenario == id && m.repeat == repeat)
+        .map(|m| m.metrics.contended)
+        .collect();
+    assert_eq!(same, [Some(true), Some(false)], "measured again right after, the second try quiet");
+    assert_eq!(contended[0].metrics.foreign_share, Some(0.5));
+    let summary = results.summaries().into_iter().find(|s| &s.scenario == id).unwrap();
+    assert_eq!((summary.ok_repeats, summary.contended), (3, 1));
+    assert_eq!(summary.by_repeat["rps"].len(), 3, "one value per repeat: the quiet try's");
+}
+
+#[test]
+fn a_repeat_contended_every_time_is_kept_flagged_after_its_remeasures() {
+    let always = || {
+        SENSED_ALWAYS.fetch_add(1, Ordering::SeqCst);
+        foreign(0.4)
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (suite, mut opts) = quick_run(SEQUENTIAL, "mock", dir.path());
+    opts.sensor = crate::contention::Sensor::Fixed(always);
+    opts.profile.repeats = 2;
+    let exec = SequenceExecutor {
+        rps: [("a", vec![100.0]), ("b", vec![100.0]), ("c", vec![200.0])].into(),
+        calls: RefCell::default(),
+    };
+    let out = run(&suite, &opts, &MockLauncher::default(), &exec, &NoProgress::default()).unwrap();
+    let results = Results::read(&out).unwrap();
+    let rows = results.summaries().len() as u32;
+    let tries = 1 + REMEASURES;
+    assert_eq!(results.measurements.len() as u32, rows * 2 * tries, "each repeat tried {tries} times");
+    assert_eq!(SENSED_ALWAYS.load(Ordering::SeqCst), rows * 2 * tries);
+    for s in results.summaries() {
+        assert_eq!((s.ok_repeats, s.contended), (0, 2 * tries as usize), "{}: nothing enters its summary", s.scenario);
+        assert!(s.get("rps").is_none());
+    }
 }

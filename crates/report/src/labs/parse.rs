@@ -398,6 +398,7 @@ mod tests {
             params,
             error: None,
             ok_repeats: 1,
+            contended: 0,
             metrics: [(PARSE, one(parse)), (TOTAL, one(total))].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],

@@ -237,6 +237,7 @@ mod tests {
             params: BTreeMap::new(),
             error: None,
             ok_repeats: 3,
+            contended: 0,
             metrics: [("rps", Summary::of_measured(&[rps, rps * 1.01, rps * 0.99]).unwrap())].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],

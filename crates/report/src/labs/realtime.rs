@@ -804,6 +804,7 @@ mod tests {
             params: all,
             error: None,
             ok_repeats: 1,
+            contended: 0,
             metrics: [(DURATION, Summary::of_measured(&[seconds]).unwrap())].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],
