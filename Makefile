@@ -171,6 +171,7 @@ docs: ## Regenerate the documents' generated blocks (numbers from docs/labs/resu
 
 schemas: ## Regenerate schemas/*.json from the Rust types
 	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date
+	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-report --lib the_committed_schema_is_up_to_date
 
 clean: ## Remove build outputs and results
 	rm -rf target results web/node_modules web/dist web/dist-node subjects/parse/java/target

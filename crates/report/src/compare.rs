@@ -1,53 +1,265 @@
 //! `wirebench compare A B`: req/s and p99 of the scenarios two runs share, with the ratio B/A, its
 //! conservative 95 % interval and a verdict that only says "faster" or "slower" when the
-//! interval excludes 1.
+//! interval excludes 1; then what a second run is asked to keep: rows and claims whose intervals
+//! are disjoint, verdicts that changed (confirmed or differs in size against refuted first),
+//! and repeats either run measured while other processes were busy. `--json` prints the same as
+//! one object (schemas/compare.schema.json).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use schemars::JsonSchema;
+use serde::Serialize;
+use wirebench_core::claims::{Judged, Verdict};
 use wirebench_core::results::{Results, ScenarioSummary};
 use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::Summary;
 
 use crate::error::ReportError;
 use crate::load::Ratio;
-use crate::model::read_results;
+use crate::model::{read_results, Report};
 use crate::numbers::{self, NONE};
 
 const HEADER: [&str; 7] = ["scenario", "req/s A", "req/s B", "B/A (95 % interval)", "p99 A", "p99 B", "verdict"];
 /// Columns aligned right (numbers).
 const NUMERIC: [bool; 7] = [false, true, true, true, true, true, false];
 
-/// The comparison as plain text, ending in a newline.
-pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
+/// Two runs side by side (`wirebench compare A B --json`).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Comparison {
+    pub a: Side,
+    pub b: Side,
+    /// What else than the rows changed between the runs (build, machine, pinning, versions).
+    pub differs_in: Vec<String>,
+    /// The rows both ran, in A's order.
+    pub rows: Vec<RowComparison>,
+    pub only_in_a: Vec<String>,
+    pub only_in_b: Vec<String>,
+    /// The claims both judged, in A's order.
+    pub claims: Vec<ClaimComparison>,
+    /// Rows whose req/s 95 % intervals do not overlap.
+    pub rows_disjoint: usize,
+    /// Claims whose intervals do not overlap.
+    pub claims_disjoint: usize,
+    /// Claims whose verdict changed.
+    pub verdicts_changed: usize,
+    /// Claims confirmed or differing in size in one run and refuted in the other.
+    pub hard_flips: usize,
+}
+
+/// One run of the two.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Side {
+    pub dir: String,
+    pub suite: String,
+    pub run_id: String,
+    pub profile: String,
+    pub repeats: u32,
+    /// Repeats measured while other processes took the run's CPUs (measured again, left out).
+    pub contended_repeats: usize,
+}
+
+/// A value with its 95 % interval, where it has one.
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+pub struct Value {
+    pub value: f64,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// The mean the interval is around, where the value is a median.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean: Option<f64>,
+}
+
+/// One row both runs measured.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RowComparison {
+    pub scenario: String,
+    /// req/s: the median over the repeats and the 95 % interval of the mean.
+    pub rps_a: Option<Value>,
+    pub rps_b: Option<Value>,
+    /// B ÷ A with its conservative interval.
+    pub ratio: Option<Value>,
+    /// The median p99 latency, µs.
+    pub p99_a_us: Option<f64>,
+    pub p99_b_us: Option<f64>,
+    /// `faster`, `slower`, `same within noise`, `n/a`, `failed in A`, ...
+    pub verdict: String,
+    /// The two req/s intervals do not overlap.
+    pub disjoint: bool,
+    pub contended_a: usize,
+    pub contended_b: usize,
+}
+
+/// One claim both runs judged.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ClaimComparison {
+    pub id: String,
+    pub verdict_a: String,
+    pub verdict_b: String,
+    pub a: Option<Value>,
+    pub b: Option<Value>,
+    /// `none`, `changed`, or `hard` (confirmed or differs in size against refuted).
+    pub flip: Flip,
+    /// The two intervals do not overlap.
+    pub disjoint: bool,
+}
+
+/// How a claim's verdict moved between the runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Flip {
+    None,
+    Changed,
+    Hard,
+}
+
+impl Value {
+    fn of(s: &Summary) -> Value {
+        Value { value: s.median, low: s.ci.map(|c| c.0), high: s.ci.map(|c| c.1), mean: Some(s.mean) }
+    }
+
+    fn interval(&self) -> Option<(f64, f64)> {
+        self.low.zip(self.high)
+    }
+
+    /// Both have intervals and they do not overlap.
+    fn disjoint(a: Option<&Value>, b: Option<&Value>) -> bool {
+        match (a.and_then(Value::interval), b.and_then(Value::interval)) {
+            (Some((al, ah)), Some((bl, bh))) => ah < bl || bh < al,
+            _ => false,
+        }
+    }
+
+    fn text(&self) -> String {
+        match self.interval() {
+            Some((lo, hi)) => format!("{} [{}, {}]", numbers::sig3(self.value), numbers::sig3(lo), numbers::sig3(hi)),
+            None => numbers::sig3(self.value),
+        }
+    }
+}
+
+/// The JSON Schema of `Comparison` (schemas/compare.schema.json).
+pub fn json_schema() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(Comparison)).expect("a schema serializes") + "\n"
+}
+
+/// How `a` became `b`.
+fn flip(a: Verdict, b: Verdict) -> Flip {
+    let holds = |v: Verdict| matches!(v, Verdict::Confirmed | Verdict::DiffersInSize);
+    if a == b {
+        Flip::None
+    } else if (holds(a) && b == Verdict::Refuted) || (a == Verdict::Refuted && holds(b)) {
+        Flip::Hard
+    } else {
+        Flip::Changed
+    }
+}
+
+/// The two runs compared.
+pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
     let (ra, rb) = (read_results(a)?, read_results(b)?);
     let (sa, sb) = (ra.summaries(), rb.summaries());
-    let mut rows: Vec<[String; 7]> = vec![HEADER.map(str::to_string)];
+    let mut rows = Vec::new();
     for x in &sa {
         let Some(y) = sb.iter().find(|y| y.scenario == x.scenario) else { continue };
         let (rps_a, rps_b) = (x.get("rps"), y.get("rps"));
         let ratio = rps_b.zip(rps_a).and_then(|(b, a)| Ratio::of(b, a));
-        let ratio_text = match ratio {
+        let (va, vb) = (rps_a.map(Value::of), rps_b.map(Value::of));
+        rows.push(RowComparison {
+            scenario: x.scenario.clone(),
+            disjoint: Value::disjoint(va.as_ref(), vb.as_ref()),
+            rps_a: va,
+            rps_b: vb,
+            ratio: ratio.map(|r| Value {
+                value: r.value,
+                low: r.interval.map(|i| i.0),
+                high: r.interval.map(|i| i.1),
+                mean: None,
+            }),
+            p99_a_us: x.get("p99_us").map(|p| p.median),
+            p99_b_us: y.get("p99_us").map(|p| p.median),
+            verdict: verdict(rps_a, rps_b, ratio).to_string(),
+            contended_a: x.contended,
+            contended_b: y.contended,
+        });
+    }
+    let side = |dir: &Path, r: &Results, s: &[ScenarioSummary]| Side {
+        dir: dir.display().to_string(),
+        suite: r.run.suite.clone(),
+        run_id: r.run.run_id.clone(),
+        profile: r.run.profile.clone(),
+        repeats: r.run.repeats,
+        contended_repeats: s.iter().map(|x| x.contended).sum(),
+    };
+    let (side_a, side_b) = (side(a, &ra, &sa), side(b, &rb, &sb));
+    let differs_in = differences(&ra.run, &rb.run);
+    let (only_in_a, only_in_b) = (only_in(&sa, &sb), only_in(&sb, &sa));
+    let (ja, jb) = (Report::of(ra, None).claims, Report::of(rb, None).claims);
+    let claims: Vec<ClaimComparison> = ja
+        .iter()
+        .filter_map(|x| {
+            let y = jb.iter().find(|y| y.claim.id == x.claim.id)?;
+            let value = |j: &Judged| {
+                let (low, high) = (j.outcome.interval.map(|i| i.0), j.outcome.interval.map(|i| i.1));
+                j.outcome.value.map(|value| Value { value, low, high, mean: None })
+            };
+            let (va, vb) = (value(x), value(y));
+            Some(ClaimComparison {
+                id: x.claim.id.clone(),
+                verdict_a: x.outcome.verdict.as_str().to_string(),
+                verdict_b: y.outcome.verdict.as_str().to_string(),
+                disjoint: Value::disjoint(va.as_ref(), vb.as_ref()),
+                a: va,
+                b: vb,
+                flip: flip(x.outcome.verdict, y.outcome.verdict),
+            })
+        })
+        .collect();
+    Ok(Comparison {
+        a: side_a,
+        b: side_b,
+        differs_in,
+        rows_disjoint: rows.iter().filter(|r| r.disjoint).count(),
+        claims_disjoint: claims.iter().filter(|c| c.disjoint).count(),
+        verdicts_changed: claims.iter().filter(|c| c.flip != Flip::None).count(),
+        hard_flips: claims.iter().filter(|c| c.flip == Flip::Hard).count(),
+        rows,
+        only_in_a,
+        only_in_b,
+        claims,
+    })
+}
+
+/// The comparison as plain text, ending in a newline.
+pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
+    Ok(text(&comparison(a, b)?))
+}
+
+/// A comparison as plain text, ending in a newline.
+pub fn text(c: &Comparison) -> String {
+    let mut rows: Vec<[String; 7]> = vec![HEADER.map(str::to_string)];
+    for r in &c.rows {
+        let ratio_text = match &r.ratio {
             None => NONE.to_string(),
-            Some(r) => match r.interval {
-                Some((lo, hi)) => format!("{} [{}]", numbers::ratio(r.value), numbers::interval(lo, hi, numbers::sig3)),
-                None => numbers::ratio(r.value),
+            Some(v) => match v.interval() {
+                Some((lo, hi)) => format!("{} [{}]", numbers::ratio(v.value), numbers::interval(lo, hi, numbers::sig3)),
+                None => numbers::ratio(v.value),
             },
         };
+        let p99 = |p: Option<f64>| p.map_or(NONE.to_string(), numbers::latency_us);
         rows.push([
-            x.scenario.clone(),
-            rps(rps_a),
-            rps(rps_b),
+            r.scenario.clone(),
+            rps(r.rps_a.as_ref()),
+            rps(r.rps_b.as_ref()),
             ratio_text,
-            p99(x),
-            p99(y),
-            verdict(rps_a, rps_b, ratio).to_string(),
+            p99(r.p99_a_us),
+            p99(r.p99_b_us),
+            r.verdict.clone(),
         ]);
     }
-    let mut out = format!("A: {}\nB: {}\n", describe(a, &ra), describe(b, &rb));
-    let differs = differences(&ra.run, &rb.run);
-    if !differs.is_empty() {
-        out += &format!("The runs also differ in: {}. A ratio may come from these.\n", differs.join("; "));
+    let mut out = format!("A: {}\nB: {}\n", describe(&c.a), describe(&c.b));
+    if !c.differs_in.is_empty() {
+        out += &format!("The runs also differ in: {}. A ratio may come from these.\n", c.differs_in.join("; "));
     }
     out.push('\n');
     if rows.len() == 1 {
@@ -55,7 +267,7 @@ pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
     } else {
         out += &table(&rows);
     }
-    let only = [("A", only_in(&sa, &sb)), ("B", only_in(&sb, &sa))];
+    let only = [("A", &c.only_in_a), ("B", &c.only_in_b)];
     if only.iter().any(|(_, ids)| !ids.is_empty()) {
         out.push('\n');
     }
@@ -64,7 +276,35 @@ pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
             out += &format!("only in {label}: {}\n", ids.join(", "));
         }
     }
-    Ok(out)
+    out += &format!(
+        "\nRows whose req/s intervals are disjoint: {} of {}. Contended repeats: A {}, B {}.\n",
+        c.rows_disjoint,
+        c.rows.len(),
+        c.a.contended_repeats,
+        c.b.contended_repeats
+    );
+    if !c.claims.is_empty() {
+        out += &format!(
+            "Claims: {} of {} verdicts changed, {} between confirmed or differs in size and refuted; {} claims' intervals are disjoint.\n",
+            c.verdicts_changed,
+            c.claims.len(),
+            c.hard_flips,
+            c.claims_disjoint
+        );
+        let mut changed: Vec<&ClaimComparison> =
+            c.claims.iter().filter(|x| x.flip != Flip::None || x.disjoint).collect();
+        changed.sort_by_key(|x| (x.flip != Flip::Hard, x.flip == Flip::None));
+        for x in changed {
+            let value = |v: &Option<Value>| v.as_ref().map_or(NONE.to_string(), Value::text);
+            let mark = match (x.flip, x.disjoint) {
+                (Flip::Hard, _) => "  (flipped)",
+                (_, true) => "  (disjoint)",
+                _ => "",
+            };
+            out += &format!("  {}: {} {} → {} {}{mark}\n", x.id, x.verdict_a, value(&x.a), x.verdict_b, value(&x.b));
+        }
+    }
+    out
 }
 
 /// Ids of the scenarios of `xs` that `ys` lacks.
@@ -72,18 +312,14 @@ fn only_in(xs: &[ScenarioSummary], ys: &[ScenarioSummary]) -> Vec<String> {
     xs.iter().filter(|x| !ys.iter().any(|y| y.scenario == x.scenario)).map(|x| x.scenario.clone()).collect()
 }
 
-fn p99(s: &ScenarioSummary) -> String {
-    s.get("p99_us").map_or(NONE.to_string(), |p| numbers::latency_us(p.median))
-}
-
 /// `12,345 ± 678` (median ± half-width of the 95 % CI), or the median alone with one repeat.
 /// The half-width is measured above the mean: below, the interval may be cut at 0.
-fn rps(s: Option<&Summary>) -> String {
-    match s {
+fn rps(v: Option<&Value>) -> String {
+    match v {
         None => NONE.to_string(),
-        Some(s) => match s.ci {
-            Some((_, hi)) => format!("{} ± {}", numbers::thousands(s.median), numbers::thousands(hi - s.mean)),
-            None => numbers::thousands(s.median),
+        Some(v) => match (v.high, v.mean) {
+            (Some(hi), Some(mean)) => format!("{} ± {}", numbers::thousands(v.value), numbers::thousands(hi - mean)),
+            _ => numbers::thousands(v.value),
         },
     }
 }
@@ -128,15 +364,8 @@ fn differences(a: &RunInfo, b: &RunInfo) -> Vec<String> {
     out
 }
 
-fn describe(dir: &Path, r: &Results) -> String {
-    format!(
-        "{} (suite {}, run {}, profile {}, {} repeats)",
-        dir.display(),
-        r.run.suite,
-        r.run.run_id,
-        r.run.profile,
-        r.run.repeats
-    )
+fn describe(s: &Side) -> String {
+    format!("{} (suite {}, run {}, profile {}, {} repeats)", s.dir, s.suite, s.run_id, s.profile, s.repeats)
 }
 
 fn table(rows: &[[String; 7]]) -> String {
@@ -188,10 +417,74 @@ mod tests {
         assert!(fast.trim_end().ends_with("faster"), "{fast}");
         assert!(line(&text, "h2c-1mb").trim_end().ends_with("same within noise"));
         assert!(line(&text, "broken").trim_end().ends_with("failed in both"));
-        assert!(text.ends_with("\n\nonly in A: h1-1kb\nonly in B: h3-1kb\n"), "{text}");
+        assert!(text.contains("\n\nonly in A: h1-1kb\nonly in B: h3-1kb\n"), "{text}");
+        assert!(
+            text.ends_with("Rows whose req/s intervals are disjoint: 1 of 3. Contended repeats: A 0, B 0.\n"),
+            "{text}"
+        );
 
         let back = compare(b.path(), a.path()).unwrap();
         assert!(line(&back, "h2c-1kb").trim_end().ends_with("slower"), "{back}");
+    }
+
+    /// A claim confirmed in one run and refuted in the other is a hard flip, listed first; one
+    /// whose intervals merely moved apart is disjoint; the JSON says the same.
+    #[test]
+    fn verdicts_that_flip_and_intervals_that_part_are_listed() {
+        let claims = r#"
+[[claims]]
+id = "above-25k"
+text = "t"
+published = "p"
+metric = "rps"
+numerator = "h2c-1kb"
+op = ">"
+threshold = 25000.0
+
+[[claims]]
+id = "above-100"
+text = "t"
+published = "p"
+metric = "rps"
+numerator = "h2c-1mb"
+op = ">"
+threshold = 100.0
+"#;
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fixture::write(a.path(), &fixture::standard_specs(1.0), claims);
+        let mut specs = fixture::standard_specs(1.5);
+        specs[1].rps = vec![300.0, 306.0, 294.0];
+        fixture::write(b.path(), &specs, claims);
+        let c = comparison(a.path(), b.path()).unwrap();
+        let by_id = |id: &str| c.claims.iter().find(|x| x.id == id).unwrap();
+        let flipped = by_id("above-25k");
+        assert_eq!(
+            (flipped.verdict_a.as_str(), flipped.verdict_b.as_str(), flipped.flip),
+            ("refuted", "confirmed", Flip::Hard)
+        );
+        let parted = by_id("above-100");
+        assert_eq!((parted.flip, parted.disjoint), (Flip::None, true), "{parted:?}");
+        assert_eq!((c.hard_flips, c.verdicts_changed, c.claims_disjoint), (1, 1, 2));
+        let text = text(&c);
+        let listed: Vec<&str> = text.lines().filter(|l| l.starts_with("  above-")).collect();
+        assert!(listed[0].starts_with("  above-25k: refuted 20,000 [") && listed[0].ends_with("(flipped)"), "{text}");
+        assert!(listed[1].starts_with("  above-100: confirmed 200 [") && listed[1].ends_with("(disjoint)"), "{text}");
+        assert!(text.contains("Claims: 1 of 2 verdicts changed, 1 between confirmed or differs in size and refuted; 2 claims' intervals are disjoint."));
+        let json = serde_json::to_value(&c).unwrap();
+        assert_eq!(json["hard_flips"], 1);
+        assert_eq!(json["claims"][0]["flip"], "hard");
+        let schema: serde_json::Value = serde_json::from_str(&crate::compare::json_schema()).unwrap();
+        assert_eq!(schema["title"], "Comparison");
+    }
+
+    #[test]
+    fn the_committed_schema_is_up_to_date() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schemas/compare.schema.json");
+        if std::env::var_os("WIREBENCH_BLESS").is_some() {
+            std::fs::write(&path, json_schema()).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert_eq!(committed, json_schema(), "schemas/compare.schema.json is stale: run `make schemas`");
     }
 
     #[test]

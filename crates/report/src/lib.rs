@@ -29,7 +29,9 @@ mod layers;
 
 use std::path::{Path, PathBuf};
 
-pub use compare::compare;
+/// A comparison as text (`wirebench compare A B`).
+pub use compare::text as comparison_text;
+pub use compare::{compare, comparison, json_schema as comparison_schema, Comparison, Flip};
 pub use error::ReportError;
 pub use files::{CHARTS_DIR, HTML_FILE, MARKDOWN_FILE, WRITTEN_FILE};
 pub use model::{ClaimsFrom, RunWarning};

@@ -48,8 +48,19 @@ pub enum Command {
         #[arg(long, default_value = "suites")]
         suites_dir: PathBuf,
     },
-    /// Per-scenario ratios of run B over run A, with confidence intervals.
-    Compare { a: PathBuf, b: PathBuf },
+    /// Per-scenario ratios of run B over run A, with confidence intervals; the rows and claims
+    /// whose intervals are disjoint, the verdicts that changed, and contended repeats.
+    Compare {
+        a: PathBuf,
+        b: PathBuf,
+        /// Print one JSON object instead (schemas/compare.schema.json).
+        #[arg(long)]
+        json: bool,
+        /// Exit with 4 when a claim is confirmed or differs in size in one run and is refuted in
+        /// the other (a CI gate on verdicts, not on point values).
+        #[arg(long)]
+        fail_on_flip: bool,
+    },
     /// Network conditions: build a link (delay, loss, rate) and measure it.
     #[command(subcommand)]
     Net(NetCommand),

@@ -26,6 +26,8 @@ const EXIT_OK: i32 = 0;
 const EXIT_ERROR: i32 = 1;
 /// The run finished and its report was written, but some scenarios failed.
 const EXIT_SCENARIOS_FAILED: i32 = 3;
+/// `compare --fail-on-flip`: a claim went between confirmed (or differs in size) and refuted.
+const EXIT_VERDICT_FLIPPED: i32 = 4;
 
 /// `wirebench report`: write the report files and print the HTML's path, or print Markdown.
 fn report(
@@ -46,6 +48,17 @@ fn report(
     }
     println!("{}", r.html.display());
     Ok(EXIT_OK)
+}
+
+/// `wirebench compare`: the comparison as text or JSON; with `fail_on_flip`, exit 4 on a hard flip.
+fn compare(a: &std::path::Path, b: &std::path::Path, json: bool, fail_on_flip: bool) -> anyhow::Result<i32> {
+    let c = wirebench_report::comparison(a, b)?;
+    if json {
+        println!("{}", serde_json::to_string(&c)?);
+    } else {
+        print!("{}", wirebench_report::comparison_text(&c));
+    }
+    Ok(if fail_on_flip && c.hard_flips > 0 { EXIT_VERDICT_FLIPPED } else { EXIT_OK })
 }
 
 fn main() {
@@ -77,9 +90,7 @@ fn main() {
             report(&dir, markdown, &section, claims.as_deref(), &suites_dir)
         }
         cli::Command::Net(cli::NetCommand::Check(args)) => net::check(&args).map(|()| EXIT_OK),
-        cli::Command::Compare { a, b } => {
-            wirebench_report::compare(&a, &b).map(|t| print!("{t}")).map_err(anyhow::Error::from).map(|()| EXIT_OK)
-        }
+        cli::Command::Compare { a, b, json, fail_on_flip } => compare(&a, &b, json, fail_on_flip),
     };
     match outcome {
         Ok(code) => std::process::exit(code),
