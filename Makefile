@@ -17,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -117,6 +117,9 @@ test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, 
 	cd $(FORMATS_GO) && go test ./...
 	cd $(FORMATS_TS) && npm test --silent
 	cd $(FORMATS_JAVA) && $(MVN) test
+
+reproduce: build ## Run protocols' brief profile twice idle and once beside a busy process, and print how far the runs agree (bench/reproduce)
+	bench/reproduce
 
 bench: setup build setup-ghz setup-oha setup-jmeter ## The instrument against h2load, wrk, ghz, oha (HTTP/3) and JMeter (a thread group) on the same subjects: prints ratios
 	bench/peers

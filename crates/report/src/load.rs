@@ -26,7 +26,7 @@ pub const LINK_BOUND: Badge = Badge {
 };
 pub const CONTENDED: Badge = Badge {
     id: "contended",
-    meaning: "other processes took over 10 % of the subject's or the load's CPUs during some repeats: each was measured again, and none of them is in the numbers",
+    meaning: "other processes took over 15 % of the subject's or the load's CPUs during some repeats: each was measured again, and none of them is in the numbers",
 };
 pub const INSTRUMENT_BOUND: Badge = Badge {
     id: "instrument-bound",

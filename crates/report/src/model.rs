@@ -333,7 +333,7 @@ mod tests {
         );
         let warnings = r.warnings();
         let busy = warnings.iter().find(|w| w.title == "Other processes were busy during the run.").unwrap();
-        assert!(busy.detail.starts_with("1 repeats of 1 rows were measured while work outside the run took over 10 %"));
+        assert!(busy.detail.starts_with("1 repeats of 1 rows were measured while work outside the run took over 15 %"));
         assert!(load::Row::of(row).flags.contains(&load::CONTENDED));
         let method = format!("{:?}", r.method());
         assert!(

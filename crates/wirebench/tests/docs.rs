@@ -1,8 +1,9 @@
 //! The documents' numbers regenerate: every block between
 //! `<!-- wirebench report DIR --markdown [--claims SUITE] [--section ID]… -->` and `<!-- end of wirebench report -->`
 //! in README.md and docs/ must be what that command prints for the committed results directory,
-//! and every block between `<!-- bench/peers --render FILE… -->` and `<!-- end of bench/peers -->`
-//! what the peers script renders from the rounds it kept in bench/results/.
+//! and every block between `<!-- bench/<script> --render FILE… -->` and `<!-- end of bench/<script> -->`
+//! what that benchmark script (bench/peers, bench/reproduce) renders from what it kept in
+//! bench/results/.
 //! `make docs` (WIREBENCH_BLESS=1) writes the blocks anew; otherwise a stale block fails the test
 //! (rust_serialization_benchmark's regenerate-then-`git diff --exit-code`, as a test).
 
@@ -15,20 +16,26 @@ use common::workspace;
 
 const OPEN: &str = "<!-- wirebench report ";
 const CLOSE: &str = "<!-- end of wirebench report -->";
-const PEERS_OPEN: &str = "<!-- bench/peers --render ";
-const PEERS_CLOSE: &str = "<!-- end of bench/peers -->";
+const BENCH_OPEN: &str = "<!-- bench/";
 
-/// What `bench/peers --render FILE…` prints, run from the repository's root as the line names it.
-fn peers_table(line: &str, doc: &Path) -> String {
-    let files: Vec<&str> = line.trim_start_matches(PEERS_OPEN).trim_end_matches("-->").split_whitespace().collect();
+/// The benchmark script a `<!-- bench/<script> --render FILE… -->` line names, and its files.
+fn bench_block(line: &str) -> Option<(&str, Vec<&str>)> {
+    let rest = line.strip_prefix(BENCH_OPEN)?.trim_end_matches("-->");
+    let (script, files) = rest.split_once(" --render ")?;
+    Some((script, files.split_whitespace().collect()))
+}
+
+/// What `bench/<script> --render FILE…` prints, run from the repository's root as the line names it.
+fn bench_table(line: &str, doc: &Path) -> String {
+    let (script, files) = bench_block(line).unwrap_or_else(|| panic!("{}: `{line}`", doc.display()));
     assert!(!files.is_empty(), "{}: `{line}` names no file", doc.display());
     let out = std::process::Command::new("python3")
-        .arg("bench/peers")
+        .arg(format!("bench/{script}"))
         .arg("--render")
         .args(&files)
         .current_dir(workspace())
         .output()
-        .unwrap_or_else(|e| panic!("{}: python3 bench/peers: {e}", doc.display()));
+        .unwrap_or_else(|e| panic!("{}: python3 bench/{script}: {e}", doc.display()));
     assert!(out.status.success(), "{}: `{line}`: {}", doc.display(), String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
@@ -92,9 +99,9 @@ fn regenerate(text: &str, doc: &Path) -> String {
             let b = command(line, doc);
             let md = wirebench_report::markdown_with(&b.dir, &b.sections, b.claims.as_ref())
                 .unwrap_or_else(|e| panic!("{}: {e}", doc.display()));
-            (md, CLOSE)
-        } else if line.starts_with(PEERS_OPEN) {
-            (peers_table(line, doc), PEERS_CLOSE)
+            (md, CLOSE.to_string())
+        } else if let Some((script, _)) = bench_block(line) {
+            (bench_table(line, doc), format!("<!-- end of bench/{script} -->"))
         } else {
             continue;
         };
@@ -105,7 +112,7 @@ fn regenerate(text: &str, doc: &Path) -> String {
         loop {
             let l = lines.next().unwrap_or_else(|| panic!("{}: `{line}` has no `{close}`", doc.display()));
             if l == close {
-                out.push_str(close);
+                out.push_str(&close);
                 out.push('\n');
                 break;
             }
@@ -121,7 +128,7 @@ fn generated_blocks_match_their_committed_results() {
     let mut blocks = 0;
     for doc in documents(&workspace()) {
         let text = std::fs::read_to_string(&doc).unwrap();
-        blocks += text.lines().filter(|l| l.starts_with(OPEN) || l.starts_with(PEERS_OPEN)).count();
+        blocks += text.lines().filter(|l| l.starts_with(OPEN) || bench_block(l).is_some()).count();
         let fresh = regenerate(&text, &doc);
         if fresh != text {
             if bless {
