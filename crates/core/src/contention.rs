@@ -17,6 +17,11 @@ use crate::schema::CpuSets;
 /// repeats beside one busy process on the subject's CPU 23–100 %; 15 % lies between with room.
 pub const CONTENDED_SHARE: f64 = 0.15;
 
+/// The shortest repeat whose contention is judged: the counters tick every 10 ms, so over a
+/// shorter window one stray tick is a large share (a smoke profile's 3 ms repeat read 300 %).
+/// Shorter repeats record their foreign time and are not judged.
+pub const JUDGED_FROM_S: f64 = 0.2;
+
 /// Cumulative ticks of each CPU (by its number): busy (user + nice + system) and stolen.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CpuTicks {
@@ -61,11 +66,15 @@ pub struct Foreign {
     pub steal_s: f64,
     /// The larger of the subject's and the load's CPUs' share taken by foreign work or steal.
     pub share: f64,
+    /// The window's length.
+    pub secs: f64,
 }
 
 impl Foreign {
-    pub fn contended(&self) -> bool {
-        self.share > CONTENDED_SHARE
+    /// Whether foreign work took more than `CONTENDED_SHARE`; `None` for a window too short to
+    /// judge (`JUDGED_FROM_S`).
+    pub fn contended(&self) -> Option<bool> {
+        (self.secs >= JUDGED_FROM_S).then_some(self.share > CONTENDED_SHARE)
     }
 }
 
@@ -110,7 +119,7 @@ pub fn foreign(
         cpu_s += foreign;
         steal_s += stolen;
     }
-    Foreign { cpu_s, steal_s, share }
+    Foreign { cpu_s, steal_s, share, secs }
 }
 
 /// How the runner senses contention during a repeat.
@@ -213,19 +222,22 @@ mod tests {
         // the load's CPU busy 80, the runner 0.75 s: 5 and 5 ticks foreign, less 2 of rounding.
         let idle = foreign(&pinned, &[95, 80], &[0, 0], 100.0, 1.65, 0.75, 1.0);
         assert!((idle.cpu_s - 0.06).abs() < 1e-9 && (idle.share - 0.03).abs() < 1e-9, "{idle:?}");
-        assert!(!idle.contended());
+        assert_eq!(idle.contended(), Some(false));
         // Two ticks per CPU are rounding: no foreign work.
         assert!(foreign(&pinned, &[95, 80], &[0, 0], 100.0, 0.94 + 0.79, 0.79, 1.0).cpu_s < 1e-9);
         // A busy process on the subject's CPU: it is busy all along, the subject got half.
         let hog = foreign(&pinned, &[100, 80], &[0, 0], 100.0, 0.5 + 0.78, 0.78, 1.0);
-        assert!((hog.share - 0.48).abs() < 1e-9 && hog.contended(), "{hog:?}");
+        assert!((hog.share - 0.48).abs() < 1e-9 && hog.contended() == Some(true), "{hog:?}");
+        // Over 3 ms one tick is 300 %: too short a window to judge.
+        let short = foreign(&pinned, &[3, 0], &[0, 0], 100.0, 0.0, 0.0, 0.003);
+        assert_eq!(short.contended(), None, "{short:?}");
         // The same busy process on the load's CPU is the load's contention, not the subject's.
         let on_load = foreign(&pinned, &[50, 100], &[0, 0], 100.0, 0.5 + 0.5, 0.5, 1.0);
         assert!((on_load.share - 0.48).abs() < 1e-9, "{on_load:?}");
         // Steal counts as contention though no process of this machine took the time.
         let stolen = foreign(&pinned, &[90, 80], &[20, 0], 100.0, 0.9 + 0.8, 0.8, 1.0);
         assert_eq!((stolen.cpu_s, stolen.steal_s), (0.0, 0.2));
-        assert!(stolen.contended());
+        assert_eq!(stolen.contended(), Some(true));
         // Unpinned, the machine is one set: 2 CPUs for 1 s, 0.3 s foreign less 4 ticks.
         let unpinned = foreign(&CpuSets::default(), &[100, 100], &[0, 0], 100.0, 1.7, 1.0, 1.0);
         assert!((unpinned.share - 0.13).abs() < 1e-9, "{unpinned:?}");

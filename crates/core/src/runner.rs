@@ -344,7 +344,10 @@ impl Ctx<'_> {
             self.order.rounds.push(RoundOrder { repeat, rows: order });
             for block in blocks {
                 let name = block[0].subject.as_str();
-                if let Some((_, subject)) = up.iter().find(|(n, _)| *n == name) {
+                // The kept-up subject of that name is the one on loopback: the same subject behind
+                // a link is a unit of its own, started for its rows.
+                let kept = up.iter().find(|(n, _)| *n == name).filter(|_| block[0].net.is_none());
+                if let Some((_, subject)) = kept {
                     let spec = &suite.subjects[name];
                     let server = Server { subject: subject.as_ref(), services: services.of(&spec.services) };
                     self.index += 1;
@@ -722,7 +725,7 @@ impl Ctx<'_> {
                     m.foreign_cpu_s = Some(f.cpu_s);
                     m.steal_cpu_s = Some(f.steal_s);
                     m.foreign_share = Some(f.share);
-                    m.contended = Some(f.contended());
+                    m.contended = f.contended();
                 }
                 self.row(s, repeat, Ok(m)).with_errors(&r)
             }

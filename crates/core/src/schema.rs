@@ -145,7 +145,8 @@ pub struct Metrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub foreign_share: Option<f64>,
     /// True when `foreign_share` passed `contention::CONTENDED_SHARE`: the repeat was measured
-    /// again, and this one enters no summary or verdict.
+    /// again, and this one enters no summary or verdict. Absent for a repeat shorter than
+    /// `contention::JUDGED_FROM_S`, too short to judge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contended: Option<bool>,
     /// Rows across a network link: the forwarder's CPU seconds during the measurement (it runs

@@ -435,6 +435,50 @@ fn suites_label_a_transport_only_where_the_registry_cannot_know_it() {
     }
 }
 
+/// `compare --fail-on-flip` exits 4 when a claim confirmed in one run is refuted in the other,
+/// and 0 against itself; `--json` says which claim flipped.
+#[test]
+fn compare_fails_on_a_flipped_verdict_and_says_which() {
+    let committed = workspace().join("docs/labs/results/protocols");
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for dir in [a.path(), b.path()] {
+        for f in ["run.json", "measurements.jsonl"] {
+            std::fs::copy(committed.join(f), dir.join(f)).unwrap();
+        }
+    }
+    // B's HTTP/3 1 MB row ten times as fast: "h3 serves fewer 1 MB answers than h2+TLS" refuted.
+    let lines = std::fs::read_to_string(b.path().join("measurements.jsonl")).unwrap();
+    let faster: Vec<String> = lines
+        .lines()
+        .map(|l| {
+            let mut m: serde_json::Value = serde_json::from_str(l).unwrap();
+            if m["scenario"] == "rest-h3-1mb" {
+                m["metrics"]["rps"] = (m["metrics"]["rps"].as_f64().unwrap() * 10.0).into();
+            }
+            m.to_string()
+        })
+        .collect();
+    std::fs::write(b.path().join("measurements.jsonl"), faster.join("\n") + "\n").unwrap();
+    let (pa, pb) = (a.path().to_str().unwrap(), b.path().to_str().unwrap());
+    let same = wirebench(&["compare", pa, pa, "--fail-on-flip"]);
+    assert_eq!(same.status.code(), Some(0), "{}", String::from_utf8_lossy(&same.stderr));
+    let out = wirebench(&["compare", pa, pb, "--fail-on-flip", "--json"]);
+    assert_eq!(out.status.code(), Some(4), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flipped: Vec<&str> = c["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["flip"] == "hard")
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
+    assert!(flipped.contains(&"h3-below-h2-tls-at-1mb"), "{flipped:?}");
+    assert_eq!(c["hard_flips"].as_u64(), Some(flipped.len() as u64));
+    let text = wirebench(&["compare", pa, pb]);
+    assert_eq!(text.status.code(), Some(0), "without --fail-on-flip a flip is reported, not failed");
+    assert!(String::from_utf8_lossy(&text.stdout).contains("h3-below-h2-tls-at-1mb: confirmed"));
+}
+
 #[test]
 fn build_plans_each_step_once_for_what_the_rows_need() {
     let out = wirebench(&["build", "protocols", "smoke", "--dry-run"]);

@@ -693,7 +693,7 @@ static SENSED_ONCE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32:
 static SENSED_ALWAYS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 fn foreign(share: f64) -> Option<crate::contention::Foreign> {
-    Some(crate::contention::Foreign { cpu_s: share, steal_s: 0.0, share })
+    Some(crate::contention::Foreign { cpu_s: share, steal_s: 0.0, share, secs: 1.0 })
 }
 
 #[test]
