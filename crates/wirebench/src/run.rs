@@ -110,7 +110,12 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
         root,
         clock: now_utc,
         seed: args.seed.unwrap_or_else(fresh_seed),
-        sensor: wirebench_core::contention::Sensor::Proc,
+        // Workers are processes outside the run (on this machine or others): their load would
+        // read as foreign work on the run's CPUs.
+        sensor: match args.workers {
+            None => wirebench_core::contention::Sensor::Proc,
+            Some(_) => wirebench_core::contention::Sensor::Off,
+        },
     };
     eprintln!("results: {}", opts.out_dir.display());
     let progress = Bar::new();
