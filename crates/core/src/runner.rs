@@ -751,7 +751,14 @@ impl Ctx<'_> {
         let args = ["--repeats".to_string(), count.to_string(), "--run-id".into(), self.opts.run_id.clone()];
         let mut written = 0usize;
         let mut write_error = None;
+        // A line's window is the time since the harness started or printed its previous line: the
+        // foreign work in it is stamped on the line (a burst of lines gives windows too short to
+        // judge, `contention::JUDGED_FROM_S`). A harness's repeat is not measured again: a
+        // contended line is flagged and left out of summaries and verdicts.
+        let mut watch = Some(self.opts.sensor.watch());
         let outcome = launcher.harness(h, &args, &mut |line| {
+            let foreign = watch.take().and_then(|w| w.finish(&self.opts.cpus));
+            watch = Some(self.opts.sensor.watch());
             let row = match serde_json::from_str::<Measurement>(line) {
                 Ok(m) if m.schema_version != SCHEMA_VERSION => self.harness_failure(
                     h,
@@ -768,6 +775,16 @@ impl Ctx<'_> {
                     net: h.net.as_ref().map(ToString::to_string),
                     // Repeat 0 is a harness's verification or warm-up row.
                     repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
+                    metrics: match foreign.filter(|_| m.repeat > 0) {
+                        Some(f) => Metrics {
+                            foreign_cpu_s: Some(f.cpu_s),
+                            steal_cpu_s: Some(f.steal_s),
+                            foreign_share: Some(f.share),
+                            contended: f.contended(),
+                            ..m.metrics
+                        },
+                        None => m.metrics,
+                    },
                     ..m
                 },
                 Err(e) => self.harness_failure(h, format!("harness printed a line that is not a measurement: {e}")),

@@ -751,3 +751,26 @@ fn a_repeat_contended_every_time_is_kept_flagged_after_its_remeasures() {
         assert!(s.get("rps").is_none());
     }
 }
+
+/// A harness's lines carry the foreign work of the time since its previous line; a contended one
+/// is flagged and left out of the summary (a harness's repeat is not measured again).
+#[test]
+fn a_harness_line_measured_beside_foreign_work_is_flagged_and_left_out() {
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    // The second window (from the first line to the second) is contended, every other quiet.
+    let second = || foreign(if CALLS.fetch_add(1, Ordering::SeqCst) == 1 { 0.6 } else { 0.0 });
+    let dir = tempfile::tempdir().unwrap();
+    let (suite, mut opts) = quick_run(SUITE, "mock", dir.path());
+    (opts.only, opts.sensor) = (Some("codec".into()), crate::contention::Sensor::Fixed(second));
+    let out = run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default()).unwrap();
+    let results = Results::read(&out).unwrap();
+    let flags: Vec<(u32, Option<bool>)> = results
+        .measurements
+        .iter()
+        .filter(|m| m.scenario == "users-json-rust")
+        .map(|m| (m.repeat, m.metrics.contended))
+        .collect();
+    assert_eq!(flags, [(1, Some(false)), (2, Some(true)), (3, Some(false))]);
+    let summary = results.summaries().into_iter().find(|s| s.scenario == "users-json-rust").unwrap();
+    assert_eq!((summary.ok_repeats, summary.contended), (2, 1));
+}
