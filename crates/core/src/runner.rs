@@ -756,8 +756,14 @@ impl Ctx<'_> {
         // judge, `contention::JUDGED_FROM_S`). A harness's repeat is not measured again: a
         // contended line is flagged and left out of summaries and verdicts.
         let mut watch = Some(self.opts.sensor.watch());
+        // A harness that drives no subject measures on the load's CPUs alone (it inherits the
+        // runner's pinning): work on the subject's CPUs does not touch it.
+        let cpus = match h.subjects.is_empty() {
+            true => CpuSets { subject: Vec::new(), load: self.opts.cpus.load.clone() },
+            false => self.opts.cpus.clone(),
+        };
         let outcome = launcher.harness(h, &args, &mut |line| {
-            let foreign = watch.take().and_then(|w| w.finish(&self.opts.cpus));
+            let foreign = watch.take().and_then(|w| w.finish(&cpus));
             watch = Some(self.opts.sensor.watch());
             let row = match serde_json::from_str::<Measurement>(line) {
                 Ok(m) if m.schema_version != SCHEMA_VERSION => self.harness_failure(
