@@ -238,9 +238,9 @@ mod tests {
         let stolen = foreign(&pinned, &[90, 80], &[20, 0], 100.0, 0.9 + 0.8, 0.8, 1.0);
         assert_eq!((stolen.cpu_s, stolen.steal_s), (0.0, 0.2));
         assert_eq!(stolen.contended(), Some(true));
-        // A harness without subjects watches the load's CPUs alone: a busy subject CPU is not its.
-        let load_only = CpuSets { subject: vec![], load: vec![1] };
-        assert!(foreign(&load_only, &[100, 80], &[0, 0], 100.0, 0.78, 0.78, 1.0).cpu_s < 1e-9);
+        // A harness watches the subject's CPUs alone, where it runs: a busy load CPU is not its.
+        let subject_only = CpuSets { subject: vec![0], load: vec![] };
+        assert!(foreign(&subject_only, &[80, 100], &[0, 0], 100.0, 0.78, 0.0, 1.0).cpu_s < 1e-9);
         // Unpinned, the machine is one set: 2 CPUs for 1 s, 0.3 s foreign less 4 ticks.
         let unpinned = foreign(&CpuSets::default(), &[100, 100], &[0, 0], 100.0, 1.7, 1.0, 1.0);
         assert!((unpinned.share - 0.13).abs() < 1e-9, "{unpinned:?}");

@@ -756,12 +756,9 @@ impl Ctx<'_> {
         // judge, `contention::JUDGED_FROM_S`). A harness's repeat is not measured again: a
         // contended line is flagged and left out of summaries and verdicts.
         let mut watch = Some(self.opts.sensor.watch());
-        // A harness that drives no subject measures on the load's CPUs alone (it inherits the
-        // runner's pinning): work on the subject's CPUs does not touch it.
-        let cpus = match h.subjects.is_empty() {
-            true => CpuSets { subject: Vec::new(), load: self.opts.cpus.load.clone() },
-            false => self.opts.cpus.clone(),
-        };
+        // A harness runs where subjects run (the supervisor pins it, and the subjects it drives,
+        // to the subject's CPUs); the runner only waits meanwhile: the subject's CPUs are the set.
+        let cpus = CpuSets { subject: self.opts.cpus.subject.clone(), load: Vec::new() };
         let outcome = launcher.harness(h, &args, &mut |line| {
             let foreign = watch.take().and_then(|w| w.finish(&cpus));
             watch = Some(self.opts.sensor.watch());

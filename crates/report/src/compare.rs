@@ -37,7 +37,7 @@ pub struct Comparison {
     pub only_in_b: Vec<String>,
     /// The claims both judged, in A's order.
     pub claims: Vec<ClaimComparison>,
-    /// Rows whose req/s 95 % intervals do not overlap.
+    /// Rows whose 95 % intervals do not overlap (`RowComparison::disjoint`).
     pub rows_disjoint: usize,
     /// Claims whose intervals do not overlap.
     pub claims_disjoint: usize,
@@ -84,7 +84,10 @@ pub struct RowComparison {
     pub p99_b_us: Option<f64>,
     /// `faster`, `slower`, `same within noise`, `n/a`, `failed in A`, ...
     pub verdict: String,
-    /// The two req/s intervals do not overlap.
+    /// The metric `disjoint` compares: req/s, else the first metric a claim may name that both
+    /// runs have for the row (a harness's row: `serialize_ns`, `parse_us`, ...).
+    pub metric: String,
+    /// The two runs' 95 % intervals of `metric` do not overlap.
     pub disjoint: bool,
     pub contended_a: usize,
     pub contended_b: usize,
@@ -165,9 +168,13 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
         let (rps_a, rps_b) = (x.get("rps"), y.get("rps"));
         let ratio = rps_b.zip(rps_a).and_then(|(b, a)| Ratio::of(b, a));
         let (va, vb) = (rps_a.map(Value::of), rps_b.map(Value::of));
+        let metric =
+            wirebench_core::metrics::claim_ids().find(|m| x.get(m).is_some() && y.get(m).is_some()).unwrap_or("rps");
+        let (ma, mb) = (x.get(metric).map(Value::of), y.get(metric).map(Value::of));
         rows.push(RowComparison {
             scenario: x.scenario.clone(),
-            disjoint: Value::disjoint(va.as_ref(), vb.as_ref()),
+            metric: metric.to_string(),
+            disjoint: Value::disjoint(ma.as_ref(), mb.as_ref()),
             rps_a: va,
             rps_b: vb,
             ratio: ratio.map(|r| Value {
@@ -277,7 +284,7 @@ pub fn text(c: &Comparison) -> String {
         }
     }
     out += &format!(
-        "\nRows whose req/s intervals are disjoint: {} of {}. Contended repeats: A {}, B {}.\n",
+        "\nRows whose intervals are disjoint (req/s, else a row's first claim metric): {} of {}. Contended repeats: A {}, B {}.\n",
         c.rows_disjoint,
         c.rows.len(),
         c.a.contended_repeats,
@@ -419,9 +426,13 @@ mod tests {
         assert!(line(&text, "broken").trim_end().ends_with("failed in both"));
         assert!(text.contains("\n\nonly in A: h1-1kb\nonly in B: h3-1kb\n"), "{text}");
         assert!(
-            text.ends_with("Rows whose req/s intervals are disjoint: 1 of 3. Contended repeats: A 0, B 0.\n"),
+            text.ends_with(
+                "Rows whose intervals are disjoint (req/s, else a row's first claim metric): 1 of 3. Contended repeats: A 0, B 0.\n"
+            ),
             "{text}"
         );
+        let c = comparison(a.path(), b.path()).unwrap();
+        assert!(c.rows.iter().all(|r| r.metric == "rps"), "load rows compare req/s");
 
         let back = compare(b.path(), a.path()).unwrap();
         assert!(line(&back, "h2c-1kb").trim_end().ends_with("slower"), "{back}");
