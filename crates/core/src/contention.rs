@@ -191,10 +191,27 @@ impl Probe {
     }
 }
 
-/// CPU seconds of the run's processes: this one and every process below it.
+/// CPU seconds of the run's processes: this one and every process below it, each with the
+/// children it has waited for, so a process that ran and exited inside a window (a harness's
+/// compiler or launcher) stays the run's: idle formats runs flagged 23 harness lines each while
+/// only the live processes counted.
 fn run_cpu_s() -> f64 {
     let tree = crate::machine::process_tree(std::process::id());
-    tree.iter().filter_map(|&p| crate::machine::process_cpu_s(p)).sum()
+    tree.iter().filter_map(|&p| with_children_s(p)).sum()
+}
+
+/// User + system CPU seconds of `pid` and of the children it has waited for
+/// (`/proc/<pid>/stat`'s utime, stime, cutime and cstime).
+fn with_children_s(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    ticks_with_children(&stat).map(|t| t as f64 / crate::machine::clock_ticks())
+}
+
+/// utime + stime + cutime + cstime of a `/proc/<pid>/stat` line (its command may hold spaces).
+fn ticks_with_children(stat: &str) -> Option<u64> {
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    (11..15).map(|i| f.get(i)?.parse::<u64>().ok()).sum()
 }
 
 #[cfg(test)]
@@ -246,6 +263,14 @@ mod tests {
         assert!((unpinned.share - 0.13).abs() < 1e-9, "{unpinned:?}");
         // The run's own time beyond its CPUs' busy time (rounding to ticks) is not negative foreign time.
         assert_eq!(foreign(&pinned, &[10, 10], &[0, 0], 100.0, 0.5, 0.2, 1.0).cpu_s, 0.0);
+    }
+
+    #[test]
+    fn a_process_counts_the_children_it_waited_for() {
+        // pid (comm with spaces) state ppid ... utime=7 stime=3 cutime=20 cstime=5 ...
+        let stat = "42 (my harness) S 1 42 42 0 -1 4194304 100 0 0 0 7 3 20 5 20 0 1 0 100 1000 10";
+        assert_eq!(ticks_with_children(stat), Some(35));
+        assert_eq!(ticks_with_children("42 (x) S 1"), None);
     }
 
     #[test]
