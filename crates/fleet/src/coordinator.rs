@@ -86,7 +86,11 @@ pub struct Coordinator {
     /// How long workers may take to be ready, and to report after the load should have ended.
     timeout: Duration,
     local: LoadEngine,
-    _server: std::thread::JoinHandle<()>,
+    /// Ends the server gracefully: it stops accepting and finishes the answers in flight, so a
+    /// worker's "the run is over" is written before the process exits (a worker once read a
+    /// reset connection instead).
+    stop: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    server: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 #[derive(Deserialize)]
@@ -224,14 +228,27 @@ impl Coordinator {
             .route("/v1/alive", post(alive))
             .route("/v1/result", post(result))
             .with_state(shared.clone());
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server = std::thread::Builder::new().name("coordinator".into()).spawn(move || {
             let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
             rt.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("a listener");
-                let _ = axum::serve(listener, app).await;
+                let _ = axum::serve(listener, app)
+                    .with_graceful_shutdown(async {
+                        let _ = stopped.await;
+                    })
+                    .await;
             });
         })?;
-        Ok(Coordinator { shared, advertise, groups, timeout, local: LoadEngine { threads }, _server: server })
+        Ok(Coordinator {
+            shared,
+            advertise,
+            groups,
+            timeout,
+            local: LoadEngine { threads },
+            stop: Mutex::new(Some(stop)),
+            server: Mutex::new(Some(server)),
+        })
     }
 
     /// Tells the workers that the run is over: waits until each has heard it, or the timeout.
@@ -241,6 +258,14 @@ impl Coordinator {
         let mut state = self.shared.state.lock().unwrap();
         while (state.told.len() as u32) < self.shared.count && Instant::now() < deadline {
             state = self.shared.results.wait_timeout(state, Duration::from_millis(200)).unwrap().0;
+        }
+        drop(state);
+        // The answers in flight (each worker's "the run is over") are written before this returns.
+        if let Some(stop) = self.stop.lock().unwrap().take() {
+            let _ = stop.send(());
+        }
+        if let Some(server) = self.server.lock().unwrap().take() {
+            let _ = server.join();
         }
     }
 
