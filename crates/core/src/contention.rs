@@ -197,21 +197,7 @@ impl Probe {
 /// only the live processes counted.
 fn run_cpu_s() -> f64 {
     let tree = crate::machine::process_tree(std::process::id());
-    tree.iter().filter_map(|&p| with_children_s(p)).sum()
-}
-
-/// User + system CPU seconds of `pid` and of the children it has waited for
-/// (`/proc/<pid>/stat`'s utime, stime, cutime and cstime).
-fn with_children_s(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    ticks_with_children(&stat).map(|t| t as f64 / crate::machine::clock_ticks())
-}
-
-/// utime + stime + cutime + cstime of a `/proc/<pid>/stat` line (its command may hold spaces).
-fn ticks_with_children(stat: &str) -> Option<u64> {
-    let rest = stat.get(stat.rfind(')')? + 2..)?;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    (11..15).map(|i| f.get(i)?.parse::<u64>().ok()).sum()
+    tree.iter().filter_map(|&p| crate::machine::process_cpu_with_children_s(p)).sum()
 }
 
 #[cfg(test)]
@@ -269,8 +255,9 @@ mod tests {
     fn a_process_counts_the_children_it_waited_for() {
         // pid (comm with spaces) state ppid ... utime=7 stime=3 cutime=20 cstime=5 ...
         let stat = "42 (my harness) S 1 42 42 0 -1 4194304 100 0 0 0 7 3 20 5 20 0 1 0 100 1000 10";
-        assert_eq!(ticks_with_children(stat), Some(35));
-        assert_eq!(ticks_with_children("42 (x) S 1"), None);
+        assert_eq!(crate::machine::stat_ticks(stat, 11..15), Some(35));
+        assert_eq!(crate::machine::stat_ticks(stat, 11..13), Some(10), "without the children");
+        assert_eq!(crate::machine::stat_ticks("42 (x) S 1", 11..15), None);
     }
 
     #[test]

@@ -140,13 +140,21 @@ pub fn pin_current_thread(cpus: &[usize]) -> Result<(), CpuError> {
 
 /// User + system CPU seconds of process `pid` (all its threads), from `/proc/<pid>/stat`.
 pub fn process_cpu_s(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may contain spaces; fields after it are fixed.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / clock_ticks())
+    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?, 11..13).map(|t| t as f64 / clock_ticks())
+}
+
+/// User + system CPU seconds of process `pid` and of the children it has waited for (utime,
+/// stime, cutime and cstime).
+pub fn process_cpu_with_children_s(pid: u32) -> Option<f64> {
+    stat_ticks(&std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?, 11..15).map(|t| t as f64 / clock_ticks())
+}
+
+/// The sum of the tick fields `fields` of a `/proc/<pid>/stat` line, counted after the command
+/// name (which may contain spaces; the fields after it are fixed): 11..13 is utime and stime.
+pub(crate) fn stat_ticks(stat: &str, fields: std::ops::Range<usize>) -> Option<u64> {
+    let rest = stat.get(stat.rfind(')')? + 2..)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    fields.map(|i| f.get(i)?.parse::<u64>().ok()).sum()
 }
 
 /// Resident set of process `pid` in KiB, from `/proc/<pid>/status`.

@@ -318,7 +318,12 @@ impl Ctx<'_> {
                 scenarios.iter().copied().filter(|s| s.subject == unit.0 && s.net.is_none()).collect();
             match start_subject(unit.0, suite, opts, &mut services, launcher) {
                 Ok(subject) => up.push((unit.0, subject)),
-                Err(e) => self.fail_rows(&mine, &repeats, &e, &mut failed)?,
+                Err(e) => {
+                    let ids = self.run_subject(unit.0, Err(e), &services, &mine, &repeats, None)?;
+                    // The rounds its rows will not run in still count toward the progress total.
+                    self.index += ids.len() * (repeats.end() - repeats.start()) as usize;
+                    failed.extend(ids);
+                }
             }
         }
         for repeat in repeats.clone() {
@@ -373,24 +378,6 @@ impl Ctx<'_> {
             subject.stop();
         }
         services.stop_unused(&[]);
-        Ok(())
-    }
-
-    /// A failed row for each of `rows` (its subject did not start), counted once for each round
-    /// it would have run in.
-    fn fail_rows(
-        &mut self,
-        rows: &[&Scenario],
-        repeats: &RangeInclusive<u32>,
-        error: &str,
-        failed: &mut std::collections::BTreeSet<String>,
-    ) -> Result<(), RunError> {
-        for s in rows {
-            self.index += (repeats.end() - repeats.start()) as usize + 1;
-            self.progress.scenario(self.index, self.total, &s.id, 1);
-            self.write(self.row(s, 0, Err(error.to_string())))?;
-            failed.insert(s.id.clone());
-        }
         Ok(())
     }
 
