@@ -139,7 +139,7 @@ pub const METRICS: &[Metric] = &[
     extra("provider_rss_kb", KiB, false),
     // The wasm lab: a kernel's time, the copies into and out of wasm memory around it, and a
     // Web Worker's round trip.
-    extra("kernel_ms", Millis, false),
+    extra("kernel_ms", Millis, true),
     extra("copy_in_ms", Millis, false),
     extra("copy_out_ms", Millis, false),
     extra("roundtrip_ms", Millis, false),

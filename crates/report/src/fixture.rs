@@ -205,17 +205,48 @@ health = { path = "/health" }
     }
     for lang in langs {
         text += &format!(
-            "[[harnesses]]\nid = \"formats-{lang}\"\nlang = \"{lang}\"\ncommand = [\"formats-{lang}\", \"bench\"]\n"
+            "[[harnesses]]\nid = \"formats-{lang}\"\nlang = \"{lang}\"\ncommand = [\"formats-{lang}\", \"bench\"]\n\
+             scenarios = [\"*-{lang}\"]\n"
         );
     }
     text += claims;
-    let suite = Suite::parse(&text, "fixture.toml").unwrap();
-    // The check resolves claim ids among load scenarios only, while harness scenario ids
-    // (`users-msgpack-rust`) exist only in the harness's output: claims on them cannot pass it.
-    if !formats.iter().any(|f| claims.contains(&format!("\"{}\"", f.scenario()))) {
-        suite.check("fixture.toml", &["http1", "http2"]).unwrap();
+    let mut suite = Suite::parse(&text, "fixture.toml").unwrap();
+    if !formats.is_empty() {
+        // The study's Table 5.2 as the formats suite gives it, so the lab's published columns
+        // come from where a real run takes them.
+        suite.published.extend(formats_suite().published);
     }
+    suite.check("fixture.toml", &["http1", "http2"]).unwrap();
     suite
+}
+
+/// `suites/formats.toml`, as the repository has it.
+pub fn formats_suite() -> Suite {
+    repo_suite("formats")
+}
+
+/// `suites/<name>.toml`, as the repository has it (its harnesses from the subjects' catalog).
+pub fn repo_suite(name: &str) -> Suite {
+    let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
+    let catalog = wirebench_core::suite::Catalog::load(root).unwrap();
+    let text = std::fs::read_to_string(root.join(format!("suites/{name}.toml"))).unwrap();
+    Suite::parse_with(&text, &format!("{name}.toml"), &catalog).unwrap()
+}
+
+/// Adds the study's tables of `suites/<name>.toml` to the run's suite in `dir`'s `run.json`, as a
+/// run whose suite held them records them: rows of that lab appended to a fixture run then have
+/// the study's numbers beside them.
+pub fn add_published(dir: &Path, name: &str) {
+    let path = dir.join("run.json");
+    let mut run: serde_json::Value = serde_json::from_str(&read(&path)).unwrap();
+    let tables = serde_json::to_value(repo_suite(name).published).unwrap();
+    let published = run["parameters"]
+        .as_object_mut()
+        .unwrap()
+        .entry("published")
+        .or_insert_with(|| serde_json::Value::Array(Vec::new()));
+    published.as_array_mut().unwrap().extend(tables.as_array().unwrap().iter().cloned());
+    std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
 }
 
 fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurement {
@@ -663,7 +694,9 @@ pub fn parse_line(parser: &str, format: &str, n: u64, repeat: u32, parse_us: f64
 
 /// A wasm lab row as the page prints it (`kernel`, `impl`, `thread`; `kernel_ms`).
 pub fn wasm_line(kernel: &str, way: &str, thread: &str, repeat: u32, ms: f64) -> String {
-    let id = format!("{kernel}-{way}{}", if thread == "worker" { "-worker" } else { "" });
+    // The suite names the study's call of the worker kernels for what it does (`wasm.toml`).
+    let named = if way == "wasm" && ["small", "large"].contains(&kernel) { "wasm-per-element" } else { way };
+    let id = format!("{kernel}-{named}{}", if thread == "worker" { "-worker" } else { "" });
     let copies = if way.ends_with("buffer") { r#","copy_in_ms":2.5,"copy_out_ms":2.5"# } else { "" };
     format!(
         r#"{{"schema_version":1,"run_id":"r","suite":"wasm","lab":"wasm","scenario":"{id}","subject":"wasm-kernels","lang":"rust","params":{{"kernel":"{kernel}","impl":"{way}","thread":"{thread}","runtime":"chromium@156"}},"repeat":{repeat},"status":"ok","metrics":{{"duration_s":{s},"kernel_ms":{ms},"result":1{copies}}}}}"#,
@@ -769,6 +802,7 @@ pub fn every_lab(dir: &Path) {
         lines.push(group_line(repeat, [500, 700, 600][repeat as usize - 1]));
     }
     append(dir, lines);
+    add_published(dir, "wasm");
 }
 
 /// A file's text.

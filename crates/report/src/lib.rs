@@ -355,7 +355,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fixture::mixed(dir.path());
         let r = render(dir.path()).unwrap();
-        assert_eq!(file_names(&r.csv), ["claims.csv", "scenarios.csv", "formats.csv"]);
+        assert_eq!(file_names(&r.csv), ["claims.csv", "published.csv", "scenarios.csv", "formats.csv"]);
         assert_eq!(file_names(&r.charts), ["rps.svg", "latency.svg", "payload.svg", "formats.svg", "format-sizes.svg"]);
         let html = read(&r.html);
         let scenarios = element(&html, "<table id=\"scenarios\"", "</table>");
@@ -369,7 +369,7 @@ mod tests {
         for load in &r.charts[..3] {
             assert!(!read(load).contains("users-"), "{}", load.display());
         }
-        assert_eq!(read(&r.csv[1]).lines().count(), 1 + 4);
+        assert_eq!(read(&r.csv[2]).lines().count(), 1 + 4);
         assert!(html.contains("Each scenario ran 3 times") && html.contains("Each serialization harness"));
         let md = read(&r.markdown);
         assert!(md.contains("\n## Scenarios\n") && md.contains("\n\n## Formats\n"), "{md}");

@@ -71,7 +71,7 @@ impl Report {
     /// Every section in reading order: the headline, the claims, the load rows' table, steps and
     /// charts, each lab's section, and the method.
     pub fn sections(&self) -> Vec<Section> {
-        let run = Run { repeats: self.run.repeats };
+        let run = Run { repeats: self.run.repeats, published: &self.published };
         let rows: Vec<&ScenarioSummary> = self.rows.iter().collect();
         let mut load = load::sections(&rows, &run).into_iter();
         let mut out: Vec<Section> = load.next().into_iter().collect();

@@ -109,7 +109,7 @@ fn table(t: &PublishedTable, lines: &[Line]) -> Table {
         .collect();
     let mut title = Text::plain(format!("{} (the study's {})", t.title, t.source));
     if let Some(n) = &t.note {
-        title = title.and_muted(n.as_str());
+        title = title.and(" ").and_muted(n.as_str());
     }
     Table { title: Some(title), ..Table::new(format!("published-{}", t.id), columns, rows) }
 }

@@ -4,6 +4,7 @@
 //! `Report`/`Reports` fan-out is the model: one interface, many implementations, one loop).
 
 use wirebench_core::results::ScenarioSummary;
+use wirebench_core::suite::PublishedTable;
 
 use crate::charts::{Figure, Spec};
 use crate::table::{Badge, Csv, Table, Text};
@@ -15,7 +16,7 @@ pub trait Lab: Sync {
     fn id(&self) -> &'static str;
     /// The lab's section from its rows (never empty), in the order they ran; `None` when none of
     /// them is one the section shows (a lab's load rows are in the scenarios table already).
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section>;
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run<'_>) -> Option<Section>;
 }
 
 /// The rows a harness wrote among a lab's `rows` (the load engine's rows of the lab are in the
@@ -27,9 +28,12 @@ pub fn harness_rows<'a>(rows: &[&'a ScenarioSummary]) -> Option<Vec<&'a Scenario
 
 /// What a lab may need to know about the run beside its rows.
 #[derive(Debug, Clone, Copy)]
-pub struct Run {
+pub struct Run<'a> {
     /// Repeats per scenario, for "2 of 3 repeats completed".
     pub repeats: u32,
+    /// The study's tables (`[[published]]`) of the suite the report reads: the run's, or
+    /// `--claims`'s. A lab finds the study's numbers here, tied to its rows by scenario id.
+    pub published: &'a [PublishedTable],
 }
 
 /// A part of the report under one heading.

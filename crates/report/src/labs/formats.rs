@@ -5,6 +5,7 @@
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
+use wirebench_core::suite::PublishedTable;
 
 use crate::charts::panels::{self, Axis, Bar, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
@@ -12,7 +13,6 @@ use crate::load::{flags_cell, FAILED};
 use crate::numbers::{self, NONE};
 use crate::section::{harness_rows, Block, Lab, Para, Run, Section};
 use crate::table::{self, ci_hi, ci_lo, error, median, param, raw, Badge, Cell, Column, Csv, Field, Text};
-use published::Published;
 
 /// The lab.
 pub struct FormatsLab;
@@ -22,14 +22,16 @@ impl Lab for FormatsLab {
         "formats"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run<'_>) -> Option<Section> {
         let rows = harness_rows(rows)?;
-        let f = Formats::of(rows.iter().map(|s| (*s).clone()));
+        let f = Formats::of(rows.iter().map(|s| (*s).clone()), run.published);
         let mut s = Section::new("formats-section", "Formats");
         s.push(Block::Table(f.table(run.repeats)));
         if f.has_published() {
-            s.push(Block::Caution("published-note", Text::plain(published::slips_note())));
-            s.para(Para::Small, published::caveat());
+            if let Some(note) = slips_note(run.published) {
+                s.push(Block::Caution("published-note", Text::plain(note)));
+            }
+            s.para(Para::Small, caveat());
         }
         s.push(Block::Legend(vec![NOISY, FAILED]));
         s.para(Para::Small, FORMATS_NOTE);
@@ -96,7 +98,10 @@ pub struct FormatRow {
     /// Total ÷ the fastest total of the same dataset and language (1 for the fastest).
     pub relative: Option<f64>,
     /// The study's row for the same dataset, language and format.
-    pub published: Option<&'static Published>,
+    pub published: Option<Published>,
+    /// True when the study measured this row's dataset in this row's language (whatever the
+    /// format): some row of the same dataset and language has the study's numbers.
+    pub studied: bool,
 }
 
 /// One encode plus one decode, in nanoseconds.
@@ -118,8 +123,8 @@ impl Total {
 }
 
 impl Formats {
-    /// Groups the lab's summaries by dataset.
-    pub fn of(summaries: impl IntoIterator<Item = ScenarioSummary>) -> Formats {
+    /// Groups the lab's summaries by dataset, each row with the study's numbers from `published`.
+    pub fn of(summaries: impl IntoIterator<Item = ScenarioSummary>, published: &[PublishedTable]) -> Formats {
         let mut datasets: Vec<Dataset> = Vec::new();
         for s in summaries {
             let name = s.param("dataset").map(str::to_string);
@@ -128,10 +133,15 @@ impl Formats {
                 datasets.push(Dataset { name: name.clone(), objects, rows: Vec::new() });
                 datasets.len() - 1
             });
-            datasets[i].rows.push(FormatRow::of(s));
+            datasets[i].rows.push(FormatRow::of(s, published));
         }
         for d in &mut datasets {
             d.rank();
+            let studied: Vec<String> =
+                d.rows.iter().filter(|r| r.published.is_some()).map(|r| r.lang().to_string()).collect();
+            for r in &mut d.rows {
+                r.studied = studied.iter().any(|l| l == r.lang());
+            }
         }
         Formats { datasets }
     }
@@ -177,7 +187,7 @@ impl Dataset {
 }
 
 impl FormatRow {
-    fn of(summary: ScenarioSummary) -> FormatRow {
+    fn of(summary: ScenarioSummary, tables: &[PublishedTable]) -> FormatRow {
         let mut flags = Vec::new();
         if summary.error.is_some() {
             flags.push(FAILED);
@@ -186,11 +196,8 @@ impl FormatRow {
             flags.push(NOISY);
         }
         let total = summary.get(SERIALIZE).zip(summary.get(DESERIALIZE)).map(|(s, d)| Total::of(s, d));
-        let published = summary
-            .param("dataset")
-            .zip(summary.format.as_deref())
-            .and_then(|(dataset, format)| published::lookup(dataset, &summary.lang, format));
-        FormatRow { summary, flags, total, relative: None, published }
+        let published = Published::of(tables, &summary.scenario);
+        FormatRow { summary, flags, total, relative: None, published, studied: false }
     }
 
     /// The format id (`msgpack`).
@@ -216,11 +223,6 @@ impl FormatRow {
     /// True when a repeat failed (the error is in `summary.error`).
     pub fn failed(&self) -> bool {
         self.summary.error.is_some()
-    }
-
-    /// True when the study measured this row's dataset in this row's language (whatever the format).
-    pub fn studied(&self) -> bool {
-        self.summary.param("dataset") == Some(published::DATASET) && self.lang() == published::LANG
     }
 
     /// Our median encoding size ÷ the published one.
@@ -295,7 +297,7 @@ impl Formats {
             columns.extend(PUBLISHED_COLUMNS.iter().map(|l| Column {
                 shade: true,
                 sparse: true,
-                ..Column::num(*l).titled(published::SOURCE)
+                ..Column::num(*l).titled(SOURCE)
             }));
         }
         columns.push(Column::text("Flags"));
@@ -510,9 +512,9 @@ impl FormatRow {
             // A dash where the study measured this dataset and language but not this format;
             // nothing where it has nothing to compare with. Shaded only on the rows the study
             // measured, so the comparison stands out.
-            let missing = if r.studied() { NONE } else { "" };
+            let missing = if r.studied { NONE } else { "" };
             let p = r.published;
-            let shaded = |text: String| Cell { shade: r.studied(), ..Cell::new(text) };
+            let shaded = |text: String| Cell { shade: r.studied, ..Cell::new(text) };
             cells.extend([
                 Cell {
                     title: p
@@ -571,197 +573,171 @@ const CSV: &[Field<FormatRow>] = &[
     ("error", |r| error(&r.summary)),
 ];
 
-/// The study's published serialization numbers, shown beside ours: Table 5.2 of "Ways to optimize
-/// web applications" (Rust, 1000 users), and the two places where the study's prose disagrees with
+/// The study's published serialization numbers, shown beside ours: the suite's `[[published]]`
+/// tables on our `serialize_ns`, `deserialize_ns` and `size_bytes` (Table 5.2 of "Ways to optimize
+/// web applications", Rust, 1000 users), and the two places where the study's prose disagrees with
 /// its own table.
-pub mod published {
-    // Why a constant table: the study publishes neither its data set nor its harness, so its printed
-    // table is the only thing a run can be compared with. The values are copied as printed (ms with
-    // three decimals, bytes); a test checks that each total is the sum of its two phases, as printed.
+/// Where the numbers come from, for captions and notes.
+pub const SOURCE: &str = "Table 5.2 of the study “Ways to optimize web applications” (Rust, 1,000 users)";
 
-    /// The dataset (`params.dataset`) the table measured.
-    pub const DATASET: &str = "users";
-    /// The language (`lang`) the table measured.
-    pub const LANG: &str = "rust";
-    /// Where the numbers come from, for captions and notes.
-    pub const SOURCE: &str = "Table 5.2 of the study “Ways to optimize web applications” (Rust, 1,000 users)";
+/// The study's numbers for one of our rows: one encode and one decode of the whole dataset.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Published {
+    pub serialize_ms: f64,
+    pub deserialize_ms: f64,
+    /// The study's total, the sum of the two as it printed them.
+    pub total_ms: f64,
+    pub size_bytes: u64,
+}
 
-    /// One row of the published table: one encode and one decode of the whole dataset.
-    #[derive(Debug, Clone, Copy, PartialEq)]
-    pub struct Published {
-        /// Format id, as in our measurements (`msgpack`).
-        pub format: &'static str,
-        pub serialize_ms: f64,
-        pub deserialize_ms: f64,
-        pub total_ms: f64,
-        pub size_bytes: u64,
+impl Published {
+    /// The study's row for `scenario`, when `tables` give all three of its numbers (times in ns,
+    /// the size in bytes, as our metrics are).
+    pub fn of(tables: &[PublishedTable], scenario: &str) -> Option<Published> {
+        let value = |metric: &str| {
+            tables
+                .iter()
+                .filter(|t| t.metric == metric)
+                .flat_map(|t| &t.rows)
+                .find(|r| r.scenario == scenario)
+                .map(|r| r.value)
+        };
+        let (ser, de, size) = (value(SERIALIZE)?, value(DESERIALIZE)?, value(SIZES[0])?);
+        Some(Published {
+            serialize_ms: ser / 1e6,
+            deserialize_ms: de / 1e6,
+            total_ms: (ser + de) / 1e6,
+            size_bytes: size as u64,
+        })
     }
 
-    /// Table 5.2, in the study's row order.
-    pub const TABLE_5_2: &[Published] = &[
-        Published { format: "avro", serialize_ms: 7.396, deserialize_ms: 5.988, total_ms: 13.384, size_bytes: 521_727 },
-        Published {
-            format: "bson",
-            serialize_ms: 2.073,
-            deserialize_ms: 4.842,
-            total_ms: 6.915,
-            size_bytes: 1_426_779,
-        },
-        Published {
-            format: "json",
-            serialize_ms: 1.294,
-            deserialize_ms: 3.565,
-            total_ms: 4.859,
-            size_bytes: 1_181_768,
-        },
-        Published {
-            format: "msgpack",
-            serialize_ms: 0.748,
-            deserialize_ms: 2.247,
-            total_ms: 2.995,
-            size_bytes: 527_431,
-        },
-        Published {
-            format: "protobuf",
-            serialize_ms: 1.648,
-            deserialize_ms: 4.724,
-            total_ms: 6.372,
-            size_bytes: 587_684,
-        },
-        Published {
-            format: "xml",
-            serialize_ms: 5.273,
-            deserialize_ms: 18.078,
-            total_ms: 23.351,
-            size_bytes: 1_761_825,
-        },
-    ];
-
-    /// The published row of a format measured on `dataset` in `lang`, if the study has one.
-    pub fn lookup(dataset: &str, lang: &str, format: &str) -> Option<&'static Published> {
-        if dataset != DATASET || lang != LANG {
-            return None;
-        }
-        TABLE_5_2.iter().find(|p| p.format == format)
-    }
-
-    /// Which half of the round trip a number times.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Phase {
-        Serialize,
-        Deserialize,
-    }
-
-    impl Published {
-        /// The published time of one phase, in ms.
-        pub fn ms(&self, phase: Phase) -> f64 {
-            match phase {
-                Phase::Serialize => self.serialize_ms,
-                Phase::Deserialize => self.deserialize_ms,
-            }
+    /// The published time of one phase, in ms.
+    pub fn ms(&self, phase: Phase) -> f64 {
+        match phase {
+            Phase::Serialize => self.serialize_ms,
+            Phase::Deserialize => self.deserialize_ms,
         }
     }
+}
 
-    /// A ratio the study's prose states that its own table does not give.
-    #[derive(Debug, Clone, Copy, PartialEq)]
-    pub struct Slip {
-        /// The study's sentence, paraphrased as a claim.
-        pub says: &'static str,
-        pub phase: Phase,
-        /// The format the sentence calls slower, and the faster one: the ratio is slower ÷ faster.
-        pub slower: &'static str,
-        pub faster: &'static str,
+/// Which half of the round trip a number times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Serialize,
+    Deserialize,
+}
+
+/// A ratio the study's prose states that its own table does not give.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Slip {
+    /// The study's sentence, paraphrased as a claim.
+    pub says: &'static str,
+    pub phase: Phase,
+    /// The rows of the formats the sentence calls slower and faster: the ratio is slower ÷ faster.
+    pub slower: &'static str,
+    pub faster: &'static str,
+}
+
+/// The two slips of the study's text about Table 5.2.
+pub const SLIPS: &[Slip] = &[
+    Slip {
+        says: "MessagePack serializes 6.0× faster than XML",
+        phase: Phase::Serialize,
+        slower: "users-xml-rust",
+        faster: "users-msgpack-rust",
+    },
+    Slip {
+        says: "XML deserialization is more than 8× slower than Avro",
+        phase: Phase::Deserialize,
+        slower: "users-xml-rust",
+        faster: "users-avro-rust",
+    },
+];
+
+impl Slip {
+    /// The two published times (slower, faster) in ms, when `tables` have both rows.
+    pub fn table_ms(&self, tables: &[PublishedTable]) -> Option<(f64, f64)> {
+        let ms = |id: &str| Published::of(tables, id).map(|p| p.ms(self.phase));
+        Some((ms(self.slower)?, ms(self.faster)?))
+    }
+}
+
+/// What the published columns are and how to read them beside ours.
+pub fn caveat() -> String {
+    format!(
+        "Published columns: {SOURCE}. The study's data set is not available; ours has the same shape \
+         but another size, so compare ratios between formats rather than absolute values: a size ÷ \
+         published that is the same for every format means the formats compare as in the study."
+    )
+}
+
+/// One sentence on the study's slips, with the ratios its table gives; `None` when the tables
+/// lack the rows a slip names.
+pub fn slips_note(tables: &[PublishedTable]) -> Option<String> {
+    let parts = SLIPS
+        .iter()
+        .map(|s| {
+            let (slow, fast) = s.table_ms(tables)?;
+            Some(format!(
+                "“{}”, but the table gives {slow:.3} / {fast:.3} = {}",
+                s.says,
+                crate::numbers::ratio(slow / fast)
+            ))
+        })
+        .collect::<Option<Vec<String>>>()?;
+    Some(format!("the study's text disagrees with its own table: it says {}.", parts.join("; and ")))
+}
+
+#[cfg(test)]
+mod published_tests {
+    use super::*;
+
+    /// The suite's own tables, as a run of it records them.
+    fn suite_tables() -> Vec<PublishedTable> {
+        crate::fixture::formats_suite().published
     }
 
-    /// The two slips of the study's text about Table 5.2.
-    pub const SLIPS: &[Slip] = &[
-        Slip {
-            says: "MessagePack serializes 6.0× faster than XML",
-            phase: Phase::Serialize,
-            slower: "xml",
-            faster: "msgpack",
-        },
-        Slip {
-            says: "XML deserialization is more than 8× slower than Avro",
-            phase: Phase::Deserialize,
-            slower: "xml",
-            faster: "avro",
-        },
-    ];
-
-    impl Slip {
-        /// The two published times (slower, faster) in ms, from `TABLE_5_2`.
-        pub fn table_ms(&self) -> (f64, f64) {
-            let ms = |f: &str| {
-                TABLE_5_2.iter().find(|p| p.format == f).expect("slips name formats of the table").ms(self.phase)
-            };
-            (ms(self.slower), ms(self.faster))
+    #[test]
+    fn the_suite_gives_each_studied_row_its_three_numbers() {
+        let tables = suite_tables();
+        let msgpack = Published::of(&tables, "users-msgpack-rust").unwrap();
+        assert_eq!(msgpack.size_bytes, 527_431);
+        // The study printed its totals: ours, summed from its two columns, are the same.
+        assert_eq!(format!("{:.3}", msgpack.total_ms), "2.995");
+        assert_eq!(format!("{:.3}", Published::of(&tables, "users-xml-rust").unwrap().total_ms), "23.351");
+        for absent in ["users-msgpack-go", "numeric-msgpack-rust", "users-cbor-rust"] {
+            assert!(Published::of(&tables, absent).is_none(), "{absent}");
         }
-
-        /// The ratio the table gives.
-        pub fn table_ratio(&self) -> f64 {
-            let (slow, fast) = self.table_ms();
-            slow / fast
-        }
     }
 
-    /// What the published columns are and how to read them beside ours.
-    pub fn caveat() -> String {
-        format!(
-            "Published columns: {SOURCE}. The study's data set is not available; ours has the same shape \
-             but another size, so compare ratios between formats rather than absolute values: a size ÷ \
-             published that is the same for every format means the formats compare as in the study."
-        )
-    }
-
-    /// One sentence on the study's slips, with the ratios its table gives.
-    pub fn slips_note() -> String {
-        let parts: Vec<String> = SLIPS
+    #[test]
+    fn slips_are_what_the_table_gives() {
+        let tables = suite_tables();
+        let ratios: Vec<f64> = SLIPS
             .iter()
-            .map(|s| {
-                let (slow, fast) = s.table_ms();
-                format!(
-                    "“{}”, but the table gives {slow:.3} / {fast:.3} = {}",
-                    s.says,
-                    crate::numbers::ratio(s.table_ratio())
-                )
-            })
+            .map(|s| s.table_ms(&tables).unwrap())
+            .map(|(slow, fast)| (slow / fast * 100.0).round() / 100.0)
             .collect();
-        format!("the study's text disagrees with its own table: it says {}.", parts.join("; and "))
+        assert_eq!(ratios, [7.05, 3.02]);
     }
 
-    #[cfg(test)]
-    mod tests {
-        use super::*;
+    #[test]
+    fn the_note_states_both_slips_with_the_table_arithmetic() {
+        let note = slips_note(&suite_tables()).unwrap();
+        assert!(
+            note.contains("“MessagePack serializes 6.0× faster than XML”, but the table gives 5.273 / 0.748 = 7.05×")
+        );
+        assert!(note.contains("but the table gives 18.078 / 5.988 = 3.02×"), "{note}");
+    }
 
-        #[test]
-        fn totals_are_the_sum_of_the_phases_as_printed() {
-            for p in TABLE_5_2 {
-                assert!((p.serialize_ms + p.deserialize_ms - p.total_ms).abs() < 1e-9, "{}", p.format);
-            }
+    #[test]
+    fn without_the_rows_a_slip_names_there_is_no_note() {
+        let mut tables = suite_tables();
+        for t in &mut tables {
+            t.rows.retain(|r| r.scenario != "users-avro-rust");
         }
-
-        #[test]
-        fn slips_are_what_the_table_gives() {
-            let ratios: Vec<f64> = SLIPS.iter().map(|s| (s.table_ratio() * 100.0).round() / 100.0).collect();
-            assert_eq!(ratios, [7.05, 3.02]);
-        }
-
-        #[test]
-        fn the_note_states_both_slips_with_the_table_arithmetic() {
-            let note = slips_note();
-            assert!(note
-                .contains("“MessagePack serializes 6.0× faster than XML”, but the table gives 5.273 / 0.748 = 7.05×"));
-            assert!(note.contains("but the table gives 18.078 / 5.988 = 3.02×"), "{note}");
-        }
-
-        #[test]
-        fn lookup_only_matches_the_studied_dataset_and_language() {
-            assert_eq!(lookup("users", "rust", "msgpack").map(|p| p.size_bytes), Some(527_431));
-            assert!(lookup("users", "go", "msgpack").is_none());
-            assert!(lookup("numeric", "rust", "msgpack").is_none());
-            assert!(lookup("users", "rust", "cbor").is_none());
-        }
+        assert!(slips_note(&tables).is_none());
+        assert!(slips_note(&[]).is_none());
     }
 }
 
@@ -782,7 +758,7 @@ mod tests {
     #[test]
     fn formats_only_runs_leave_the_load_sections_out() {
         let (dir, r) = formats_rendered();
-        assert_eq!(file_names(&r.csv), ["claims.csv", "formats.csv"]);
+        assert_eq!(file_names(&r.csv), ["claims.csv", "published.csv", "formats.csv"]);
         assert_eq!(file_names(&r.charts), ["formats.svg", "format-sizes.svg"]);
         assert!(!dir.path().join("scenarios.csv").exists());
         let html = read(&r.html);
@@ -942,7 +918,7 @@ mod tests {
         assert!(section.contains("<svg class=\"chart\" id=\"chart-formats\""));
         assert!(section.contains("<figcaption>Not shown (no time measured): users-protobuf-go.</figcaption>"));
 
-        let csv = read(&r.csv[1]);
+        let csv = read(r.csv.iter().find(|p| p.ends_with("formats.csv")).unwrap());
         let lines: Vec<&str> = csv.lines().collect();
         assert_eq!(lines.len(), 1 + 13);
         assert_eq!(lines[0], super::CSV.iter().map(|c| c.0).collect::<Vec<_>>().join(","));
@@ -987,7 +963,7 @@ mod tests {
     /// The formats lab's rows of the run in `dir`, as the lab groups them.
     fn formats_of(dir: &std::path::Path) -> Formats {
         let r = Report::read(dir, None).unwrap();
-        Formats::of(r.rows.into_iter().filter(|s| s.lab == "formats"))
+        Formats::of(r.rows.into_iter().filter(|s| s.lab == "formats"), &r.published)
     }
 
     #[test]

@@ -21,7 +21,7 @@ impl Lab for ParseLab {
         "parse"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run<'_>) -> Option<Section> {
         let rows = harness_rows(rows)?;
         let p = Parse::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("parse", "Decoding: JSON vs BSON");

@@ -22,7 +22,7 @@ impl Lab for ProtocolsLab {
         "protocols"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run<'_>) -> Option<Section> {
         let rows: Vec<Row> = rows.iter().filter(|s| s.transport.is_some()).map(|s| Row::of(s)).collect();
         if rows.is_empty() {
             return None;

@@ -21,7 +21,7 @@ impl Lab for RealtimeLab {
         "realtime"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run<'_>) -> Option<Section> {
         let rows = harness_rows(rows)?;
         let rt = Realtime::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("realtime", "WebSocket vs HTTP: time for N messages");

@@ -22,7 +22,7 @@ impl Lab for RestCacheLab {
         "restcache"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], _run: &Run) -> Option<Section> {
+    fn section(&self, rows: &[&ScenarioSummary], _run: &Run<'_>) -> Option<Section> {
         let rc = RestCache::of(rows);
         if rc.cases.is_empty() {
             return None;

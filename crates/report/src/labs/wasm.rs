@@ -4,6 +4,7 @@
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
+use wirebench_core::suite::PublishedTable;
 
 use crate::charts::panels::{self, Axis, Bars, Group, Panel};
 use crate::charts::{color, Key, Plot, Spec};
@@ -19,9 +20,9 @@ impl Lab for WasmLab {
         "wasm"
     }
 
-    fn section(&self, rows: &[&ScenarioSummary], run: &Run) -> Option<Section> {
+    fn section(&self, rows: &[&ScenarioSummary], run: &Run<'_>) -> Option<Section> {
         let rows = harness_rows(rows)?;
-        let w = Wasm::of(rows.iter().map(|s| (*s).clone()).collect());
+        let w = Wasm::of(rows.iter().map(|s| (*s).clone()).collect(), run.published);
         let mut s = Section::new("wasm", "WebAssembly vs JavaScript: kernel time");
         if let Some(browser) = w.rows.iter().find_map(|r| r.runtime()) {
             s.para(
@@ -50,6 +51,8 @@ pub const ROUNDTRIP: &str = "roundtrip_ms";
 #[derive(Debug, Clone, Default)]
 pub struct Wasm {
     pub rows: Vec<WasmRow>,
+    /// The study's times per kernel, in the order its tables give them.
+    pub studies: Vec<(String, Study)>,
 }
 
 /// One kernel run one way (`js`, `wasm`, `wasm-buffer`, `wasm-simd-buffer`, `native`) on one
@@ -57,6 +60,27 @@ pub struct Wasm {
 #[derive(Debug, Clone)]
 pub struct WasmRow {
     pub summary: ScenarioSummary,
+    /// The study's JS and wasm times of this row's kernel, in ms.
+    pub study: Study,
+}
+
+/// The study's published times of one kernel in ms (the suite's `[[published]]` tables on
+/// `kernel_ms`), each where a table gives it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Study {
+    pub js: Option<f64>,
+    pub wasm: Option<f64>,
+}
+
+impl Study {
+    /// The study's number of `p`: a time, or JS ÷ wasm.
+    pub fn get(&self, p: Published) -> Option<f64> {
+        match p {
+            Published::Js => self.js,
+            Published::Wasm => self.wasm,
+            Published::Speedup => Some(self.js? / self.wasm?),
+        }
+    }
 }
 
 /// Where a column's number comes from.
@@ -131,16 +155,6 @@ pub const TABLES: &[Table] = &[
     },
 ];
 
-/// The study's published times in ms, JS and wasm (Tables 5.4 and 5.3 as printed).
-pub const STUDY: &[(&str, f64, f64)] = &[
-    ("grayscale", 23.6, 26.3),
-    ("brightness", 22.1, 34.3),
-    ("contrast", 28.4, 51.1),
-    ("blur", 1308.5, 371.3),
-    ("small", 9.6, 43.1),
-    ("large", 113.3, 91.69),
-];
-
 /// Where the published numbers come from.
 pub const SOURCE: &str = "Tables 5.3 and 5.4 of the study \u{201c}Ways to optimize web applications\u{201d}";
 
@@ -153,8 +167,35 @@ pub const NOTE: &str = "Kernel time: the median of the repeats with, below it, t
     was checked against native Rust before any time counted. JS \u{f7} wasm above 1 means wasm is faster.";
 
 impl Wasm {
-    pub fn of(summaries: Vec<ScenarioSummary>) -> Wasm {
-        Wasm { rows: summaries.into_iter().map(|summary| WasmRow { summary }).collect() }
+    /// The rows and the study's times per kernel from `published`. A table row names one of our
+    /// rows the suite's way, `{kernel}-{js|wasm}[-…]` (`grayscale-js`, `large-wasm-per-element-worker`),
+    /// which says the kernel and the way even when that row did not run.
+    pub fn of(summaries: Vec<ScenarioSummary>, published: &[PublishedTable]) -> Wasm {
+        let mut studies: Vec<(String, Study)> = Vec::new();
+        for p in published.iter().filter(|t| t.metric == KERNEL).flat_map(|t| &t.rows) {
+            let mut parts = p.scenario.split('-');
+            let (Some(kernel), Some(way)) = (parts.next(), parts.next()) else { continue };
+            let i = studies.iter().position(|(k, _)| k == kernel).unwrap_or_else(|| {
+                studies.push((kernel.to_string(), Study::default()));
+                studies.len() - 1
+            });
+            match way {
+                "js" => studies[i].1.js = Some(p.value),
+                "wasm" => studies[i].1.wasm = Some(p.value),
+                _ => {}
+            }
+        }
+        let study = |kernel: Option<&str>| {
+            studies.iter().find(|(k, _)| Some(k.as_str()) == kernel).map_or_else(Study::default, |(_, s)| *s)
+        };
+        let rows =
+            summaries.into_iter().map(|summary| WasmRow { study: study(summary.param("kernel")), summary }).collect();
+        Wasm { rows, studies }
+    }
+
+    /// The study's times of `kernel`.
+    pub fn study(&self, kernel: &str) -> Study {
+        self.studies.iter().find(|(k, _)| k == kernel).map_or_else(Study::default, |(_, s)| *s)
     }
 
     /// The row of `kernel` run `way` on `thread`.
@@ -184,7 +225,7 @@ impl Wasm {
             Source::Ratio { num, den } => {
                 WasmCell::text(self.ratio(kernel, num, den).map_or(NONE.to_string(), numbers::ratio))
             }
-            Source::Study(p) => WasmCell::text(study(kernel, p).map_or(NONE.to_string(), |v| match p {
+            Source::Study(p) => WasmCell::text(self.study(kernel).get(p).map_or(NONE.to_string(), |v| match p {
                 Published::Speedup => numbers::ratio(v),
                 _ => ms(v),
             })),
@@ -231,7 +272,7 @@ impl Wasm {
             for k in t.kernels {
                 let bar = |value: f64, color| panels::Bar { value, ci: None, color, label: numbers::ratio(value) };
                 let mut bars = Vec::new();
-                if let Some(v) = study(k, Published::Speedup) {
+                if let Some(v) = self.study(k).get(Published::Speedup) {
                     bars.push(bar(v, STUDY_GRAY));
                 }
                 for (i, way) in ["wasm", "wasm-buffer"].iter().enumerate() {
@@ -298,12 +339,12 @@ const CSV: &[Field<WasmRow>] = &[
     ("copy_in_ms", |r| median(&r.summary, COPY_IN)),
     ("copy_out_ms", |r| median(&r.summary, COPY_OUT)),
     ("roundtrip_ms", |r| median(&r.summary, ROUNDTRIP)),
-    ("study_js_ms", |r| raw(study(r.kernel(), Published::Js))),
-    ("study_wasm_ms", |r| raw(study(r.kernel(), Published::Wasm))),
+    ("study_js_ms", |r| raw(r.study.js)),
+    ("study_wasm_ms", |r| raw(r.study.wasm)),
     ("error", |r| error(&r.summary)),
 ];
 
-/// A table cell as the lab computes it./// A table cell as the lab computes it.
+/// A table cell as the lab computes it.
 pub struct WasmCell<'a> {
     pub text: String,
     /// Lines under the number: the interval, the copies.
@@ -315,16 +356,6 @@ impl WasmCell<'_> {
     fn text(text: String) -> Self {
         WasmCell { text, sub: Vec::new(), row: None }
     }
-}
-
-/// The study's number for a kernel.
-pub fn study(kernel: &str, p: Published) -> Option<f64> {
-    let &(_, js, wasm) = STUDY.iter().find(|(k, _, _)| *k == kernel)?;
-    Some(match p {
-        Published::Js => js,
-        Published::Wasm => wasm,
-        Published::Speedup => js / wasm,
-    })
 }
 
 impl WasmRow {
@@ -409,6 +440,7 @@ mod tests {
             }
         }
         drop(f);
+        fixture::add_published(dir.path(), "wasm");
         let r = render(dir.path()).unwrap();
         let html = read(&r.html);
         let section = element(&html, r#"<section id="wasm">"#, "</section>");
