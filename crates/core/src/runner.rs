@@ -142,6 +142,10 @@ pub struct RunOptions {
 /// machine busy all along takes at most three times its measured time, and says so.
 pub const REMEASURES: u32 = 2;
 
+/// Rows and repeats (`scenario`, `repeat`) whose lines a harness printed while foreign work
+/// took the run's CPUs.
+type Contended = std::collections::BTreeSet<(String, u32)>;
+
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
     #[error("--only `{0}` matches no scenario of suite `{1}`")]
@@ -203,11 +207,9 @@ pub fn run(
 
     let all: Vec<&Scenario> = scenarios.iter().collect();
     ctx.rounds(&all, 1..=opts.profile.repeats, launcher)?;
+    let drivers: Vec<&HarnessSpec> = harnesses.iter().collect();
     for round in opts.profile.harness_rounds() {
-        for h in &harnesses {
-            ctx.index += 1;
-            ctx.harness_round(h, round, launcher)?;
-        }
+        ctx.harness_rounds(&drivers, round, launcher)?;
     }
     if let Some(limits) = opts.profile.until_decided {
         let harnesses: Vec<&HarnessSpec> = harnesses.iter().collect();
@@ -215,7 +217,7 @@ pub fn run(
     }
     progress.finish();
     info.links = std::mem::take(&mut ctx.links);
-    info.rounds = (!scenarios.is_empty()).then(|| ctx.order.facts());
+    info.rounds = (!scenarios.is_empty() || !harnesses.is_empty()).then(|| ctx.order.facts());
     info.finished_at = Some((opts.clock)());
     writer.write_run(&info)?;
     Ok(opts.out_dir.clone())
@@ -250,17 +252,20 @@ struct Order {
     kept_up: Vec<String>,
     restarted: Vec<String>,
     rounds: Vec<RoundOrder>,
+    harness_rounds: Vec<RoundOrder>,
 }
 
 impl Order {
     fn new(seed: u64) -> Order {
         let rng = SmallRng::seed_from_u64(seed);
-        Order { seed, rng, kept_up: Vec::new(), restarted: Vec::new(), rounds: Vec::new() }
+        let (kept_up, restarted, rounds, harness_rounds) = Default::default();
+        Order { seed, rng, kept_up, restarted, rounds, harness_rounds }
     }
 
     fn facts(&self) -> Rounds {
         let (kept_up, restarted) = (self.kept_up.clone(), self.restarted.clone());
-        Rounds { seed: self.seed, kept_up, restarted, order: self.rounds.clone() }
+        let (order, harnesses) = (self.rounds.clone(), self.harness_rounds.clone());
+        Rounds { seed: self.seed, kept_up, restarted, order, harnesses }
     }
 
     /// Notes how a subject ran (once each).
@@ -487,8 +492,45 @@ impl Ctx<'_> {
         (Some(link), started)
     }
 
-    /// Runs a harness for one round with the subjects and services it drives, then stops them.
-    fn harness_round(&mut self, h: &HarnessSpec, round: (u32, u32), launcher: &dyn Launcher) -> Result<(), RunError> {
+    /// Runs each harness for one round, `(first repeat, count)`, in an order drawn for the round.
+    /// A harness measures its own rows in its own order inside one process, so its rows' pairs
+    /// are measured side by side already; what the order moves is which harness meets the
+    /// machine's drift. A round that printed a contended line is run again (at most
+    /// `REMEASURES` times), and of each rerun only the lines of the contended rows and repeats
+    /// are kept: a harness cannot measure one row alone, and the others measured quietly once.
+    fn harness_rounds(
+        &mut self,
+        harnesses: &[&HarnessSpec],
+        round: (u32, u32),
+        launcher: &dyn Launcher,
+    ) -> Result<(), RunError> {
+        let mut order = harnesses.to_vec();
+        order.shuffle(&mut self.order.rng);
+        let rows = order.iter().map(|h| h.id.clone()).collect();
+        self.order.harness_rounds.push(RoundOrder { repeat: round.0, rows });
+        for h in order {
+            self.index += 1;
+            let mut contended = self.harness_round(h, round, None, launcher)?;
+            for _ in 0..REMEASURES {
+                if contended.is_empty() {
+                    break;
+                }
+                contended = self.harness_round(h, round, Some(&contended), launcher)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a harness for one round with the subjects and services it drives, then stops them;
+    /// returns the rows and repeats whose lines were contended. With `keep`, only the lines of
+    /// those rows and repeats are written (a rerun of a contended round).
+    fn harness_round(
+        &mut self,
+        h: &HarnessSpec,
+        round: (u32, u32),
+        keep: Option<&Contended>,
+        launcher: &dyn Launcher,
+    ) -> Result<Contended, RunError> {
         // Its own services: those of the scenarios' subjects are stopped by now.
         let mut services = Services::default();
         let mut running = Vec::new();
@@ -506,10 +548,10 @@ impl Ctx<'_> {
             None => Ok((spec, None)),
         };
         let outcome = match started.and_then(in_client) {
-            Ok((spec, _inside)) => self.harness(&spec, launcher, round),
+            Ok((spec, _inside)) => self.harness(&spec, launcher, round, keep),
             Err(e) => {
                 self.progress.scenario(self.index, self.total, &h.id, round.1);
-                self.write(self.harness_failure(h, e))
+                self.write(self.harness_failure(h, e)).map(|()| Contended::new())
             }
         };
         for mut subject in running {
@@ -568,10 +610,7 @@ impl Ctx<'_> {
             let round_started = Instant::now();
             self.total += rows.len() + drivers.len();
             self.rounds(&rows, repeat..=repeat, launcher)?;
-            for h in &drivers {
-                self.index += 1;
-                self.harness_round(h, (repeat, 1), launcher)?;
-            }
+            self.harness_rounds(&drivers, (repeat, 1), launcher)?;
             rounds.push(SequentialRound {
                 repeat,
                 claims: undecided.into_iter().map(|(id, _)| id).collect(),
@@ -726,13 +765,16 @@ impl Ctx<'_> {
     }
 
     /// Runs a harness for one round, `(first repeat, count)`, writing each measurement line it
-    /// prints as it prints it; its repeats 1..=count are numbered from the round's first.
+    /// prints as it prints it (with `keep`, only the lines of those rows and repeats); its
+    /// repeats 1..=count are numbered from the round's first. Returns the rows and repeats of the
+    /// contended lines it wrote.
     fn harness(
         &mut self,
         h: &HarnessSpec,
         launcher: &dyn Launcher,
         (first, count): (u32, u32),
-    ) -> Result<(), RunError> {
+        keep: Option<&Contended>,
+    ) -> Result<Contended, RunError> {
         self.progress.scenario(self.index, self.total, &h.id, count);
         self.progress.phase(Some(count));
         let args = ["--repeats".to_string(), count.to_string(), "--run-id".into(), self.opts.run_id.clone()];
@@ -740,8 +782,9 @@ impl Ctx<'_> {
         let mut write_error = None;
         // A line's window is the time since the harness started or printed its previous line: the
         // foreign work in it is stamped on the line (a burst of lines gives windows too short to
-        // judge, `contention::JUDGED_FROM_S`). A harness's repeat is not measured again: a
-        // contended line is flagged and left out of summaries and verdicts.
+        // judge, `contention::JUDGED_FROM_S`). A contended line is flagged and left out of
+        // summaries and verdicts; `harness_rounds` measures it again.
+        let mut contended = Contended::new();
         let mut watch = Some(self.opts.sensor.watch());
         // A harness runs where subjects run (the supervisor pins it, and the subjects it drives,
         // to the subject's CPUs); the runner only waits meanwhile: the subject's CPUs are the set.
@@ -779,6 +822,13 @@ impl Ctx<'_> {
                 },
                 Err(e) => self.harness_failure(h, format!("harness printed a line that is not a measurement: {e}")),
             };
+            let key = (row.scenario.clone(), row.repeat);
+            if keep.is_some_and(|k| !k.contains(&key)) {
+                return;
+            }
+            if row.metrics.contended == Some(true) {
+                contended.insert(key);
+            }
             if write_error.is_none() {
                 written += 1;
                 if let Err(e) = self.write(row) {
@@ -790,9 +840,12 @@ impl Ctx<'_> {
             return Err(e);
         }
         match outcome {
-            Err(e) => self.write(self.harness_failure(h, e.to_string())),
-            Ok(()) if written == 0 => self.write(self.harness_failure(h, "harness printed no measurement".into())),
-            Ok(()) => Ok(()),
+            Err(e) => self.write(self.harness_failure(h, e.to_string())).map(|()| Contended::new()),
+            // A rerun that printed none of the lines it was for leaves the first ones, flagged.
+            Ok(()) if written == 0 && keep.is_none() => {
+                self.write(self.harness_failure(h, "harness printed no measurement".into())).map(|()| Contended::new())
+            }
+            Ok(()) => Ok(contended),
         }
     }
 

@@ -288,6 +288,9 @@ pub struct Rounds {
     pub restarted: Vec<String>,
     /// Each round's rows in the order they were measured.
     pub order: Vec<RoundOrder>,
+    /// Each harness round's harnesses in the order they ran (`repeat`: the round's first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub harnesses: Vec<RoundOrder>,
 }
 
 /// One round: its repeat number and the rows in the order measured.

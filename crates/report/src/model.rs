@@ -244,18 +244,30 @@ fn rounds_text(rounds: &wirebench_core::schema::Rounds, rows: &[ScenarioSummary]
         .filter_map(|r| r.get("foreign_share"))
         .map(|s| s.median)
         .fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v))));
-    let mut text = Text::plain(format!(
-        "Load rows ran in {} rounds: each round measured every row once, its warm-up and then one repeat, in an \
-         order drawn afresh for the round (seed {}; `wirebench run --seed {}` draws the same orders), so that the \
-         machine's drift over the run falls inside each row's interval and a claim's pairs are rows of the same \
-         round. {} subjects stayed up across the rounds; {} were started for their rows in each round (behind a \
-         network link, or using a service whose state other subjects share). ",
-        rounds.order.len(),
-        rounds.seed,
-        rounds.seed,
-        rounds.kept_up.len(),
-        rounds.restarted.len()
-    ));
+    let mut text = Text::plain("");
+    if !rounds.order.is_empty() {
+        text = text.and(format!(
+            "Load rows ran in {} rounds: each round measured every row once, its warm-up and then one repeat, in an \
+             order drawn afresh for the round (seed {}; `wirebench run --seed {}` draws the same orders), so that the \
+             machine's drift over the run falls inside each row's interval and a claim's pairs are rows of the same \
+             round. {} subjects stayed up across the rounds; {} were started for their rows in each round (behind a \
+             network link, or using a service whose state other subjects share). ",
+            rounds.order.len(),
+            rounds.seed,
+            rounds.seed,
+            rounds.kept_up.len(),
+            rounds.restarted.len()
+        ));
+    }
+    if !rounds.harnesses.is_empty() {
+        text = text.and(format!(
+            "Harnesses ran in {} rounds, in an order drawn afresh for each round (seed {}); a harness measures its own \
+             rows side by side in one process, and a round in which it printed a contended line ran again, keeping \
+             only the contended rows' new lines. ",
+            rounds.harnesses.len(),
+            rounds.seed
+        ));
+    }
     text = text.and(match (contended, busiest) {
         (0, Some(b)) => format!(
             "No repeat was contended: work outside the run took at most {} of the run's CPUs in a row's median repeat.",
@@ -310,8 +322,13 @@ mod tests {
         fixture::standard(dir.path());
         let mut results = read_results(dir.path()).unwrap();
         let order = vec![wirebench_core::schema::RoundOrder { repeat: 1, rows: vec![] }];
-        results.run.rounds =
-            Some(wirebench_core::schema::Rounds { seed: 42, kept_up: vec!["a".into()], restarted: vec![], order });
+        results.run.rounds = Some(wirebench_core::schema::Rounds {
+            seed: 42,
+            kept_up: vec!["a".into()],
+            restarted: vec![],
+            order,
+            harnesses: vec![],
+        });
         let first = results.measurements[0].scenario.clone();
         let before = Report::of(results.clone(), None);
         let rps_before = before.rows.iter().find(|r| r.scenario == first).unwrap().get("rps").unwrap().median;

@@ -323,18 +323,22 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             ("wrong-bytes", 0, Status::Failed),
         ]
     );
-    assert_eq!(
-        harnesses,
-        [
+    // Each harness's lines together, the harnesses in the order run.json records for the round.
+    let lines_of = |h: &str| match h {
+        "codec" => vec![
             ("users-json-rust", 1, Status::Ok),
             ("users-json-rust", 2, Status::Ok),
             ("users-json-rust", 3, Status::Ok),
             ("codec", 0, Status::Failed),
-            ("crashing", 0, Status::Failed),
-            ("parsed", 1, Status::Ok),
-            ("drives-broken", 0, Status::Failed),
-        ]
-    );
+        ],
+        "crashing" => vec![("crashing", 0, Status::Failed)],
+        "driven" => vec![("parsed", 1, Status::Ok)],
+        "drives-broken" => vec![("drives-broken", 0, Status::Failed)],
+        other => panic!("no harness {other}"),
+    };
+    let order = &results.run.rounds.as_ref().expect("run.json records the rounds").harnesses;
+    assert_eq!(order.len(), 1, "one harness round");
+    assert_eq!(harnesses, order[0].rows.iter().flat_map(|h| lines_of(h)).collect::<Vec<_>>());
     // Round r measures every row still standing once, in the order run.json records: a subject
     // that did not start fails its rows before the rounds, a row that failed is not measured again.
     let rounds = results.run.rounds.as_ref().expect("run.json records the rounds");
@@ -382,8 +386,8 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
     // for its row in each of the three rounds, after the broker, which stays up until the rounds
     // end; a service that is missing fails its subject's rows with the one line that says so.
     let log = launcher.log.borrow();
-    let harnesses_at = log.iter().position(|l| l.starts_with("harness driven")).unwrap() - 2;
-    let (load, after) = log.split_at(harnesses_at);
+    let load_end = log.iter().position(|l| l == "stop good").unwrap() + 2;
+    let (load, after) = log.split_at(load_end);
     assert_eq!(&load[..2], ["start good: good", "start broken: broken"]);
     let count = |what: &str| load.iter().filter(|l| *l == what).count();
     assert_eq!(count("start responder: responder --broker 127.0.0.1:3333"), 3);
@@ -392,21 +396,27 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
     let broker = load.iter().position(|l| l == "start service broker").unwrap();
     assert!(load[..broker].iter().all(|l| !l.starts_with("start responder")), "the broker first: {log:?}");
     assert_eq!(&load[load.len() - 2..], ["stop good", "stop broker"], "{log:?}");
-    assert_eq!(
-        after,
-        [
-            "start service broker",
-            "start responder: responder --broker 127.0.0.1:3333",
-            "harness driven: drive --url http://127.0.0.1:1111 --profile quick",
-            "stop responder",
-            "stop broker",
-            "start broken: broken",
-        ]
-    );
+    // Each harness with what it drives, in the round's order: `driven` starts its service and
+    // subject and stops them after; `drives-broken` starts a subject that exits.
+    let order = &results.run.rounds.as_ref().unwrap().harnesses[0].rows;
+    let log_of = |h: &str| -> Vec<&str> {
+        match h {
+            "driven" => vec![
+                "start service broker",
+                "start responder: responder --broker 127.0.0.1:3333",
+                "harness driven: drive --url http://127.0.0.1:1111 --profile quick",
+                "stop responder",
+                "stop broker",
+            ],
+            "drives-broken" => vec!["start broken: broken"],
+            _ => vec![],
+        }
+    };
+    assert_eq!(after, order.iter().flat_map(|h| log_of(h)).collect::<Vec<_>>());
     drop(log);
-    let last = results.measurements.last().unwrap();
-    assert!(last.error.as_deref().unwrap().starts_with("subject `broken` exited"), "{:?}", last.error);
     let row = |id: &str| results.measurements.iter().find(|m| m.scenario == id).unwrap();
+    let broken = row("drives-broken");
+    assert!(broken.error.as_deref().unwrap().starts_with("subject `broken` exited"), "{:?}", broken.error);
     assert_eq!(row("no-db").error.as_deref(), Some("service `gone`: `gone` is not installed: run `make setup`"));
     let results = Results {
         measurements: results
@@ -416,16 +426,13 @@ fn whole_run_writes_exactly_what_the_mock_measured() {
             .collect(),
         ..results
     };
-    let codec = &results.measurements[6];
+    let line = |id: &str| results.measurements.iter().find(|m| m.scenario == id).unwrap();
+    let codec = line("users-json-rust");
     assert_eq!((codec.run_id.as_str(), codec.suite.as_str()), ("run-mock", "mock"), "the runner's ids win");
     assert_eq!(codec.metrics.extra["size_gzip_bytes"], 7.0);
-    assert!(results.measurements[9]
-        .error
-        .as_deref()
-        .unwrap()
-        .starts_with("harness printed a line that is not a measurement"));
+    assert!(line("codec").error.as_deref().unwrap().starts_with("harness printed a line that is not a measurement"));
     assert_eq!(
-        results.measurements[10].error.as_deref(),
+        line("crashing").error.as_deref(),
         Some("harness `crashing` failed (exit status: 2); last stderr: oops")
     );
     // fast and via-broker: a warm-up and a repeat in each of 3 rounds; flaky: a warm-up and its
@@ -514,21 +521,59 @@ command = ["b"]
     let (suite, opts) = quick_run(toml, "rounds", dir.path());
     let launcher = MockLauncher::default();
     let out = run(&suite, &opts, &launcher, &MockExecutor::default(), &NoProgress::default()).unwrap();
-    assert_eq!(
-        *launcher.log.borrow(),
-        [
-            "harness round-a --repeats 3",
-            "harness round-b --repeats 3",
-            "harness round-a --repeats 2",
-            "harness round-b --repeats 2"
-        ]
-    );
     let results = Results::read(&out).unwrap();
+    // Each round runs both harnesses once, in the order run.json records for it.
+    let rounds = results.run.rounds.as_ref().expect("a run with harnesses records its rounds").harnesses.clone();
+    assert_eq!(rounds.iter().map(|r| (r.repeat, r.rows.len())).collect::<Vec<_>>(), [(1, 2), (4, 2)]);
+    let ran: Vec<String> = rounds
+        .iter()
+        .zip([3, 2])
+        .flat_map(|(r, n)| r.rows.iter().map(move |h| format!("harness {h} --repeats {n}")))
+        .collect();
+    assert_eq!(*launcher.log.borrow(), ran);
     let repeats =
         |id: &str| -> Vec<u32> { results.measurements.iter().filter(|m| m.scenario == id).map(|m| m.repeat).collect() };
     // Each round's own repeat 0 (a verification row) stays 0; 1..=count continue the last round.
     assert_eq!(repeats("round-a"), [0, 1, 2, 3, 0, 4, 5]);
     assert_eq!(repeats("round-b"), [0, 1, 2, 3, 0, 4, 5]);
+}
+
+#[test]
+fn harness_rounds_draw_their_order_from_the_seed() {
+    let toml = r#"
+description = "rounds"
+[profiles.quick]
+repeats = 8
+harness_rounds = 8
+[[harnesses]]
+id = "round-a"
+lang = "ts"
+command = ["a"]
+[[harnesses]]
+id = "round-b"
+lang = "ts"
+command = ["b"]
+[[harnesses]]
+id = "round-c"
+lang = "ts"
+command = ["c"]
+"#;
+    let orders = |seed: u64| {
+        let dir = tempfile::tempdir().unwrap();
+        let (suite, mut opts) = quick_run(toml, "rounds", dir.path());
+        opts.seed = seed;
+        let out = run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default());
+        let rounds = Results::read(&out.unwrap()).unwrap().run.rounds.unwrap().harnesses;
+        rounds.into_iter().map(|r| r.rows).collect::<Vec<_>>()
+    };
+    let first = orders(7);
+    assert_eq!(first, orders(7), "one seed, one order");
+    assert!(first.iter().any(|o| *o != first[0]), "eight rounds of three harnesses in one order: {first:?}");
+    for o in &first {
+        let mut sorted = o.clone();
+        sorted.sort();
+        assert_eq!(sorted, ["round-a", "round-b", "round-c"]);
+    }
 }
 
 /// A suite of three rows on one subject whose req/s the executor dictates, and two claims:
@@ -753,7 +798,8 @@ fn a_repeat_contended_every_time_is_kept_flagged_after_its_remeasures() {
 }
 
 /// A harness's lines carry the foreign work of the time since its previous line; a contended one
-/// is flagged and left out of the summary (a harness's repeat is not measured again).
+/// is flagged and left out of the summary, and the harness's round runs again for it: of the
+/// rerun only that row's repeat is kept.
 #[test]
 fn a_harness_line_measured_beside_foreign_work_is_flagged_and_left_out() {
     static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -770,7 +816,30 @@ fn a_harness_line_measured_beside_foreign_work_is_flagged_and_left_out() {
         .filter(|m| m.scenario == "users-json-rust")
         .map(|m| (m.repeat, m.metrics.contended))
         .collect();
-    assert_eq!(flags, [(1, Some(false)), (2, Some(true)), (3, Some(false))]);
+    assert_eq!(flags, [(1, Some(false)), (2, Some(true)), (3, Some(false)), (2, Some(false))]);
     let summary = results.summaries().into_iter().find(|s| s.scenario == "users-json-rust").unwrap();
-    assert_eq!((summary.ok_repeats, summary.contended), (2, 1));
+    assert_eq!((summary.ok_repeats, summary.contended), (3, 1));
+    // The harness's own failure line ("warming up..." is not a measurement) is written once.
+    assert_eq!(results.measurements.iter().filter(|m| m.scenario == "codec").count(), 1);
+}
+
+#[test]
+fn a_harness_contended_every_time_keeps_its_lines_flagged_after_its_reruns() {
+    let dir = tempfile::tempdir().unwrap();
+    let (suite, mut opts) = quick_run(SUITE, "mock", dir.path());
+    (opts.only, opts.sensor) = (Some("codec".into()), crate::contention::Sensor::Fixed(|| foreign(0.6)));
+    let launcher = MockLauncher::default();
+    let out = run(&suite, &opts, &launcher, &MockExecutor::default(), &NoProgress::default()).unwrap();
+    let results = Results::read(&out).unwrap();
+    let lines: Vec<(u32, Option<bool>)> = results
+        .measurements
+        .iter()
+        .filter(|m| m.scenario == "users-json-rust")
+        .map(|m| (m.repeat, m.metrics.contended))
+        .collect();
+    let tries = 1 + REMEASURES as usize;
+    assert_eq!(lines.len(), 3 * tries, "three repeats, each tried {tries} times: {lines:?}");
+    assert!(lines.iter().all(|l| l.1 == Some(true)));
+    let summary = results.summaries().into_iter().find(|s| s.scenario == "users-json-rust").unwrap();
+    assert_eq!((summary.ok_repeats, summary.contended), (0, 3 * tries));
 }
