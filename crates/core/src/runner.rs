@@ -203,6 +203,7 @@ pub fn run(
         total: scenarios.len() * opts.profile.repeats as usize + harnesses.len() * opts.profile.harness_rounds().len(),
         links: Vec::new(),
         order: Order::new(opts.seed),
+        started: Instant::now(),
     };
 
     let all: Vec<&Scenario> = scenarios.iter().collect();
@@ -242,6 +243,8 @@ struct Ctx<'a> {
     links: Vec<LinkFacts>,
     /// The rounds' orders, drawn from the run's seed.
     order: Order,
+    /// When the run began, for each line's `at_s`.
+    started: Instant,
 }
 
 /// The random order of each round's rows, from one seeded generator for the whole run (the
@@ -920,7 +923,8 @@ impl Ctx<'_> {
         }
     }
 
-    fn write(&mut self, m: Measurement) -> Result<(), RunError> {
+    fn write(&mut self, mut m: Measurement) -> Result<(), RunError> {
+        m.metrics.at_s = Some(self.started.elapsed().as_secs_f64());
         self.writer.append(&m)?;
         self.progress.measured(&m);
         Ok(())

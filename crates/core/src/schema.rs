@@ -149,6 +149,10 @@ pub struct Metrics {
     /// `contention::JUDGED_FROM_S`, too short to judge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contended: Option<bool>,
+    /// Seconds from the run's start to when this line was written (the runner's clock): where the
+    /// repeat sits in the run, for the report's chart of foreign work over time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_s: Option<f64>,
     /// Rows across a network link: the forwarder's CPU seconds during the measurement (it runs
     /// in the instrument's process, on the instrument's CPUs; `instrument_cpu_s` leaves it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]

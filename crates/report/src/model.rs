@@ -10,9 +10,11 @@ use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
 
+use crate::charts::lines::{LineAxis, Lines, Panel};
+use crate::charts::{Plot, Spec};
 use crate::error::ReportError;
 use crate::labs::LABS;
-use crate::section::{Para, Run, Section};
+use crate::section::{Block, Para, Run, Section};
 use crate::table::Text;
 use crate::{claims, load, numbers, published};
 
@@ -31,6 +33,17 @@ pub struct Report {
     pub published: Vec<PublishedTable>,
     /// The number of a cut-off last line of `measurements.jsonl` that was left out, if any.
     pub torn_last_line: Option<usize>,
+    /// Every sensed repeat in the order of the run: when it was written, the share of the run's
+    /// CPUs that foreign work took during it, and whether that made it contended.
+    pub foreign: Vec<Sensed>,
+}
+
+/// One repeat's foreign work, where the run sensed it and stamped its time (`at_s`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sensed {
+    pub at_s: f64,
+    pub share: f64,
+    pub contended: bool,
 }
 
 /// Something the reader must know about the run as a whole, before any number.
@@ -65,7 +78,17 @@ impl Report {
             (None, Err(_)) => Vec::new(),
         };
         let claims_from = claims_from.map(|c| c.file.clone());
-        Report { run: results.run, suite, rows, claims, claims_from, published, torn_last_line: results.torn_last_line }
+        let mut foreign: Vec<Sensed> = results
+            .measurements
+            .iter()
+            .filter_map(|m| {
+                let x = &m.metrics;
+                Some(Sensed { at_s: x.at_s?, share: x.foreign_share?, contended: x.contended == Some(true) })
+            })
+            .collect();
+        foreign.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+        let torn_last_line = results.torn_last_line;
+        Report { run: results.run, suite, rows, claims, claims_from, published, torn_last_line, foreign }
     }
 
     /// Every section in reading order: the headline, the claims, the load rows' table, steps and
@@ -132,6 +155,9 @@ impl Report {
         s.para(Para::Plain, text);
         if let Some(rounds) = &self.run.rounds {
             s.para(Para::Plain, rounds_text(rounds, &self.rows));
+        }
+        if self.foreign.len() >= 2 {
+            s.push(Block::Chart(foreign_chart(&self.foreign)));
         }
         if !self.run.links.is_empty() {
             s.para(Para::Plain, links_text(&self.run.links));
@@ -279,6 +305,37 @@ fn rounds_text(rounds: &wirebench_core::schema::Rounds, rows: &[ScenarioSummary]
     text
 }
 
+/// The foreign work of each sensed repeat against the time into the run, with the share above
+/// which a repeat is contended: a machine busy for a stretch of the run shows where.
+fn foreign_chart(sensed: &[Sensed]) -> Spec {
+    let limit = wirebench_core::contention::CONTENDED_SHARE * 100.0;
+    let last = sensed.last().map_or(0.0, |p| p.at_s);
+    let contended = sensed.iter().filter(|p| p.contended).count();
+    let peak = sensed.iter().map(|p| p.share).fold(0.0, f64::max);
+    let lines = vec![
+        ("foreign work in each repeat".to_string(), sensed.iter().map(|p| (p.at_s, p.share * 100.0)).collect()),
+        (format!("contended above {limit:.0} %"), vec![(0.0, limit), (last, limit)]),
+    ];
+    Spec {
+        name: "foreign",
+        title: "Work outside the run on its CPUs, repeat by repeat",
+        plot: Ok(Plot::Lines(Lines {
+            panels: vec![Panel { title: String::new(), lines }],
+            x: LineAxis::linear("seconds into the run", crate::charts::compact),
+            y: LineAxis::linear("% of the run's CPUs (foreign work and steal)", crate::charts::compact),
+        })),
+        note: Some(format!(
+            "{} repeats sensed; {}; the busiest took {} of the run's CPUs.",
+            sensed.len(),
+            match contended {
+                0 => "none contended".to_string(),
+                n => format!("{n} contended, each measured again"),
+            },
+            numbers::percent(peak)
+        )),
+    }
+}
+
 /// What the run's network links were asked to be and what a check observed when each was made.
 fn links_text(links: &[wirebench_core::schema::LinkFacts]) -> Text {
     let pct = |x: f64| format!("{:.2} %", x * 100.0);
@@ -357,6 +414,42 @@ mod tests {
             method.contains("seed 42; `wirebench run --seed 42`") && method.contains("1 repeats were contended"),
             "{method}"
         );
+    }
+
+    /// Repeats stamped with their time and foreign share give the Method a chart of the foreign
+    /// work against time, with the line above which a repeat is contended; lines without a stamp
+    /// (runs from before) give none.
+    #[test]
+    fn the_method_charts_foreign_work_against_time_where_repeats_were_stamped() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut results = read_results(dir.path()).unwrap();
+        let chart = |r: &Report| {
+            r.method().blocks.iter().find_map(|b| match b {
+                Block::Chart(spec) => Some(spec.clone()),
+                _ => None,
+            })
+        };
+        assert!(chart(&Report::of(results.clone(), None)).is_none(), "no stamps, no chart");
+        let n = results.measurements.len();
+        for (i, m) in results.measurements.iter_mut().enumerate() {
+            // Every repeat quiet but the third, which a busy process shared.
+            let share = if i == 2 { 0.45 } else { 0.02 };
+            (m.metrics.at_s, m.metrics.foreign_share, m.metrics.contended) =
+                (Some(10.0 * (n - i) as f64), Some(share), Some(i == 2));
+        }
+        let r = Report::of(results, None);
+        assert_eq!(r.foreign.first().map(|p| p.at_s), Some(10.0), "in the order of the run");
+        let spec = chart(&r).expect("a chart of the foreign work");
+        let Ok(Plot::Lines(lines)) = &spec.plot else { panic!("lines") };
+        let [work, limit] = &lines.panels[0].lines[..] else { panic!("two lines") };
+        assert_eq!(work.1.len(), n);
+        assert!(work.1.windows(2).all(|w| w[0].0 < w[1].0), "against time");
+        assert!(work.1.contains(&(10.0 * (n - 2) as f64, 45.0)), "{:?}", work.1);
+        assert_eq!(limit.1, [(0.0, 15.0), (10.0 * n as f64, 15.0)]);
+        let note = spec.note.unwrap();
+        assert!(note.starts_with(&format!("{n} repeats sensed; 1 contended, each measured again")), "{note}");
+        assert!(note.ends_with("took 45.0 % of the run's CPUs."), "{note}");
     }
 
     #[test]
