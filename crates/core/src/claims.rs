@@ -2,21 +2,34 @@
 //!
 //! A claim's expression (a metric of one scenario, a ratio of two, or a ratio of two ratios) is
 //! estimated with a 95 % interval; the verdict reads the whole interval:
+//! - **not run** when a row it divides did not run (the profile or `--only` left it out);
+//! - **not judged** when a row it divides had a repeat where the instrument was the bottleneck:
+//!   the value is shown, but it measures our client as much as the subject;
+//! - **no difference** when a direction claim's whole interval lies within the equivalence band
+//!   `[threshold ÷ EQUIVALENCE, threshold × EQUIVALENCE]`: closer to the threshold than this
+//!   machine resolves between runs, on either side;
 //! - **refuted** when it contradicts the claim's direction (`op threshold`) everywhere;
 //! - **inconclusive** when it straddles the threshold, when there are too few repeats, or when the
 //!   direction holds but the interval crosses an edge of the study's size band;
 //! - **differs in size** when the direction holds everywhere but the interval lies wholly outside
-//!   the band `[published / tolerance, published × tolerance]` around the study's own number;
+//!   the study's size band;
 //! - **confirmed** when the direction holds everywhere and, where the study gave a number, the
 //!   interval lies within that band. Without a published number only the direction is judged.
 //!
-//! The band is a factor, not a difference, because the studies' numbers are ratios of rates and
-//! times on other hardware: what carries over between machines is a proportion.
-//! `SIZE_TOLERANCE` and its reasoning are in docs/METHODOLOGY.md ("Claims").
+//! The size band of a claim that divides rows is read on the **effect**, the logarithm of the
+//! ratio (0 for no difference): ours is the study's size when its effect lies within ×/÷
+//! `SIZE_TOLERANCE` of the study's effect, widened on each side by the equivalence band, and its
+//! value within ×/÷ `SIZE_TOLERANCE` of the study's number. Near 1 the effect binds ("+4.8 %"
+//! asks for −1.7…+12.7 %, where a band on the ratio alone let +42 % confirm it); past a ratio of
+//! about 2 the number does ("×69" asks for ×46…×104). A claim on one row's metric (no neutral
+//! point) and a claim that sets its own `tolerance` keep a band on the value alone:
+//! `[published ÷ t, published × t]`. docs/METHODOLOGY.md ("Claims") gives the reasons and the
+//! measurements.
 //!
 //! A claim whose scenario ids hold a `*` ranges over every case it matches ("in every case",
 //! "fastest of all"): each case is judged alone, and the claim takes its weakest case's verdict
-//! (refuted < inconclusive < differs in size < confirmed), value and interval.
+//! (refuted < no difference < not run < not judged < inconclusive < differs in size <
+//! confirmed), value and interval.
 //!
 //! A ratio of two scenarios measured in the same repeats (1..R of both), or a ratio of two such
 //! ratios (`versus`), is estimated from the per-repeat values: their geometric mean, with a
@@ -34,13 +47,56 @@ use crate::results::ScenarioSummary;
 use crate::stats::{Summary, ALPHA};
 use crate::suite::{Claim, Op};
 
-/// How far, as a factor either way, our value may lie from the study's and still be its size:
-/// within `[published / 1.5, published × 1.5]`. See docs/METHODOLOGY.md ("Claims") for why.
+/// How far, as a factor either way, our effect may lie from the study's and still be its size
+/// (on a ratio: `ln ours` within `[ln published ÷ 1.5, ln published × 1.5]`, widened by the
+/// equivalence band); on one row's value, the factor itself. See docs/METHODOLOGY.md ("Claims").
 pub const SIZE_TOLERANCE: f64 = 1.5;
 
-/// The size band of a claim: its own `tolerance`, or `SIZE_TOLERANCE`.
+/// Two values within this factor of each other are the same on this machine: the median row
+/// moved by a factor of 1.035 and the median claim by 1.044 between two idle runs of protocols
+/// `brief` minutes apart (`bench/reproduce`, 2026-11-27), so a difference under 5 % is not one a
+/// second run would keep. The "no difference" verdict and the slack of every effect band.
+pub const EQUIVALENCE: f64 = 1.05;
+
+/// The band a claim sets itself (`tolerance`), or `SIZE_TOLERANCE` for a band on a value.
 pub fn tolerance(claim: &Claim) -> f64 {
     claim.tolerance.unwrap_or(SIZE_TOLERANCE)
+}
+
+/// How a claim's size band is made.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BandRule {
+    /// On the effect: ×/÷ `SIZE_TOLERANCE` of the study's logarithm, widened by `EQUIVALENCE`,
+    /// and within ×/÷ `SIZE_TOLERANCE` of the study's number (the tighter binds: the effect's
+    /// below a ratio of about 2, the number's above).
+    Effect,
+    /// On the value: ×/÷ the factor (the claim's own `tolerance`, or `SIZE_TOLERANCE` on a claim
+    /// of one row's metric, which has no neutral point for an effect).
+    Factor(f64),
+}
+
+/// The values that are the study's size: `(low, high, rule)`, or `None` without a published
+/// number.
+pub fn size_band(claim: &Claim) -> Option<(f64, f64, BandRule)> {
+    let p = claim.published_value?;
+    if claim.tolerance.is_none() && claim.denominator.is_some() && p > 0.0 {
+        let (e, slack) = (p.ln(), EQUIVALENCE.ln());
+        let (a, b) = (e / SIZE_TOLERANCE, e * SIZE_TOLERANCE);
+        let (lo, hi) = ((a.min(b) - slack).exp(), (a.max(b) + slack).exp());
+        // And within the factor of the number itself: past an effect of about 2× the band on
+        // the effect grows wider than that (×/÷ 4 around ×69), and a study's 277× is not our 99×.
+        let (lo, hi) = (lo.max(p / SIZE_TOLERANCE), hi.min(p * SIZE_TOLERANCE));
+        return Some((lo, hi, BandRule::Effect));
+    }
+    let t = tolerance(claim);
+    Some((p / t, p * t, BandRule::Factor(t)))
+}
+
+/// The equivalence band around a direction claim's threshold.
+pub fn equivalence_band(claim: &Claim) -> Option<(f64, f64)> {
+    let t = claim.threshold.filter(|_| claim.op != Op::About)?;
+    Some((t / EQUIVALENCE, t * EQUIVALENCE))
 }
 
 /// A claim's verdict, weakest first: a quantified claim takes its weakest case's.
@@ -48,18 +104,38 @@ pub fn tolerance(claim: &Claim) -> f64 {
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     Refuted,
+    /// The whole interval lies within the equivalence band of a direction claim's threshold.
+    NoDifference,
+    /// A row of the claim did not run.
+    NotRun,
+    /// A row of the claim had a repeat where the instrument was the bottleneck.
+    NotJudged,
     Inconclusive,
     DiffersInSize,
     Confirmed,
 }
 
 impl Verdict {
+    /// Every verdict, weakest first.
+    pub const ALL: [Verdict; 7] = [
+        Verdict::Refuted,
+        Verdict::NoDifference,
+        Verdict::NotRun,
+        Verdict::NotJudged,
+        Verdict::Inconclusive,
+        Verdict::DiffersInSize,
+        Verdict::Confirmed,
+    ];
+
     /// The id in CSV and the HTML badge's class.
     pub fn as_str(self) -> &'static str {
         match self {
             Verdict::Confirmed => "confirmed",
             Verdict::DiffersInSize => "differs-in-size",
             Verdict::Refuted => "refuted",
+            Verdict::NoDifference => "no-difference",
+            Verdict::NotRun => "not-run",
+            Verdict::NotJudged => "not-judged",
             Verdict::Inconclusive => "inconclusive",
         }
     }
@@ -68,8 +144,17 @@ impl Verdict {
     pub fn label(self) -> &'static str {
         match self {
             Verdict::DiffersInSize => "differs in size",
+            Verdict::NoDifference => "no difference",
+            Verdict::NotRun => "not run",
+            Verdict::NotJudged => "not judged",
             v => v.as_str(),
         }
+    }
+
+    /// The verdict answers the claim from the data: the study's words hold, or do not. Not so for
+    /// inconclusive, not run and not judged.
+    pub fn decided(self) -> bool {
+        matches!(self, Verdict::Refuted | Verdict::NoDifference | Verdict::DiffersInSize | Verdict::Confirmed)
     }
 }
 
@@ -107,15 +192,30 @@ pub enum Reason {
     Straddles,
     /// The whole interval contradicts the claim.
     Contradicts,
-    /// The direction holds, but the whole interval lies outside the study's size band: ours is
-    /// `over` times the study's number.
+    /// The direction holds, but the whole interval lies outside the study's size band
+    /// `[low, high]`: ours is `over` times the study's number.
     SizeOutside {
         over: f64,
-        tolerance: f64,
+        low: f64,
+        high: f64,
     },
     /// The direction holds; the interval crosses an edge of the study's size band.
     SizeCrosses {
-        tolerance: f64,
+        low: f64,
+        high: f64,
+    },
+    /// The whole interval lies within `[low, high]`, the equivalence band of the threshold.
+    Equivalent {
+        low: f64,
+        high: f64,
+    },
+    /// A row the claim divides did not run.
+    NotRun {
+        scenario: String,
+    },
+    /// Rows the claim divides had repeats where the instrument was the bottleneck.
+    InstrumentBound {
+        scenarios: Vec<String>,
     },
 }
 
@@ -204,6 +304,10 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     let scenario = |id: &str| summaries.iter().find(|s| s.scenario == id);
     let inconclusive =
         |reason: Reason| Outcome { value: None, interval: None, verdict: Verdict::Inconclusive, reason: Some(reason) };
+    if let Some((id, _)) = factors.iter().find(|(id, _)| scenario(id).is_none()) {
+        let reason = Some(Reason::NotRun { scenario: id.clone() });
+        return Outcome { value: None, interval: None, verdict: Verdict::NotRun, reason };
+    }
     let mut measured = Vec::new();
     for (id, exponent) in factors {
         let Some(s) = scenario(id).and_then(|s| at_level(s, &claim.metric, alpha)) else {
@@ -214,22 +318,35 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
         }
         measured.push((s, *exponent));
     }
-    if factors.len() == 1 {
-        return decide(claim, measured[0].0.median, measured[0].0.ci);
+    let bound: Vec<String> = factors
+        .iter()
+        .filter(|(id, _)| scenario(id).is_some_and(|s| s.instrument_bound))
+        .map(|(id, _)| id.clone())
+        .collect();
+    let (value, interval) = if factors.len() == 1 {
+        (measured[0].0.median, measured[0].0.ci)
+    } else {
+        let repeats: Option<Vec<_>> =
+            factors.iter().map(|(id, e)| Some((scenario(id)?.by_repeat.get(claim.metric.as_str())?, *e))).collect();
+        match repeats.and_then(|r| paired_ratio(&r, alpha)) {
+            Some((value, interval)) => (value, Some(interval)),
+            // The ratio of medians, with the conservative interval: each factor at the end of its
+            // own interval that moves the value most.
+            None => (
+                measured.iter().map(|(s, e)| s.median.powi(*e)).product(),
+                measured.iter().try_fold((1.0, 1.0), |(lo, hi), (s, e)| match s.ci {
+                    Some((l, h)) if *e > 0 => Some((lo * l, hi * h)),
+                    Some((l, h)) if l > 0.0 => Some((lo / h, hi / l)),
+                    _ => None,
+                }),
+            ),
+        }
+    };
+    if !bound.is_empty() {
+        // The value is shown; no verdict rests on a repeat that measured our client.
+        let reason = Some(Reason::InstrumentBound { scenarios: bound });
+        return Outcome { value: Some(value), interval, verdict: Verdict::NotJudged, reason };
     }
-    let repeats: Option<Vec<_>> =
-        factors.iter().map(|(id, e)| Some((scenario(id)?.by_repeat.get(claim.metric.as_str())?, *e))).collect();
-    if let Some(paired) = repeats.and_then(|r| paired_ratio(&r, alpha)) {
-        return decide(claim, paired.0, Some(paired.1));
-    }
-    // The ratio of medians, with the conservative interval: each factor at the end of its own
-    // interval that moves the value most.
-    let value = measured.iter().map(|(s, e)| s.median.powi(*e)).product();
-    let interval = measured.iter().try_fold((1.0, 1.0), |(lo, hi), (s, e)| match s.ci {
-        Some((l, h)) if *e > 0 => Some((lo * l, hi * h)),
-        Some((l, h)) if l > 0.0 => Some((lo / h, hi / l)),
-        _ => None,
-    });
     decide(claim, value, interval)
 }
 
@@ -272,28 +389,29 @@ fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
     let Some((lo, hi)) = interval else {
         return outcome(Verdict::Inconclusive, Some(Reason::OneRepeat));
     };
+    // A relative hair of slack, so a value exactly at an edge is not pushed out by the last bit
+    // of a logarithm's rounding.
+    let within = |(low, high): (f64, f64)| lo >= low * (1.0 - 1e-12) && hi <= high * (1.0 + 1e-12);
+    if let Some((low, high)) = equivalence_band(claim).filter(|&b| within(b)) {
+        return outcome(Verdict::NoDifference, Some(Reason::Equivalent { low, high }));
+    }
     let holds = |v| claim.direction_holds(v);
     match (holds(lo), holds(hi)) {
         (true, true) => {}
         (false, false) => return outcome(Verdict::Refuted, Some(Reason::Contradicts)),
         _ => return outcome(Verdict::Inconclusive, Some(Reason::Straddles)),
     }
-    let Some(published) = claim.published_value else {
+    let (Some(published), Some((low, high, _))) = (claim.published_value, size_band(claim)) else {
         return outcome(Verdict::Confirmed, None);
     };
     // "About the study's number" has no direction: outside its band, the claim is wrong.
     let outside = if claim.op == Op::About { Verdict::Refuted } else { Verdict::DiffersInSize };
-    let tolerance = tolerance(claim);
-    let (band_lo, band_hi) = (published / tolerance, published * tolerance);
-    // A relative hair of slack, so a value exactly at an edge is not pushed out by the last bit
-    // of a logarithm's rounding.
-    let (band_lo, band_hi) = (band_lo * (1.0 - 1e-12), band_hi * (1.0 + 1e-12));
-    if lo >= band_lo && hi <= band_hi {
+    if within((low, high)) {
         outcome(Verdict::Confirmed, None)
-    } else if hi < band_lo || lo > band_hi {
-        outcome(outside, Some(Reason::SizeOutside { over: value / published, tolerance }))
+    } else if hi < low * (1.0 - 1e-12) || lo > high * (1.0 + 1e-12) {
+        outcome(outside, Some(Reason::SizeOutside { over: value / published, low, high }))
     } else {
-        outcome(Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance }))
+        outcome(Verdict::Inconclusive, Some(Reason::SizeCrosses { low, high }))
     }
 }
 
@@ -419,19 +537,38 @@ mod tests {
         assert!(lo < 1.0 / 7.0 && hi > 1.0 / 7.0, "{lo} {hi}");
         let missing = judge(&versus, &rows(paired)[..3]);
         assert_eq!(
-            missing.outcome.reason,
-            Some(Reason::NotMeasured { metric: "rps".into(), scenario: "rest-1mb".into() })
+            (missing.outcome.verdict, missing.outcome.reason),
+            (Verdict::NotRun, Some(Reason::NotRun { scenario: "rest-1mb".into() }))
         );
     }
 
     #[test]
-    fn single_repeat_or_missing_scenario_is_inconclusive() {
+    fn a_single_repeat_is_inconclusive_and_a_row_that_did_not_run_is_not_run() {
         let s = vec![summary("a", &[1000.0]), summary("b", &[10.0])];
         let j = judge(&claim(Op::Greater, 10.0), &s);
         assert_eq!((j.outcome.verdict, j.outcome.value), (Verdict::Inconclusive, Some(100.0)));
         let j = judge(&claim(Op::Greater, 10.0), &s[..1]);
+        assert_eq!(
+            (j.outcome.verdict, j.outcome.reason),
+            (Verdict::NotRun, Some(Reason::NotRun { scenario: "b".into() }))
+        );
+        // A row that ran but measured nothing of the metric (it failed) leaves the claim open.
+        let failed = ScenarioSummary { metrics: BTreeMap::new(), ok_repeats: 0, ..summary("b", &[10.0]) };
+        let j = judge(&claim(Op::Greater, 10.0), &[s[0].clone(), failed]);
         assert_eq!(j.outcome.verdict, Verdict::Inconclusive);
         assert_eq!(j.outcome.reason, Some(Reason::NotMeasured { metric: "rps".into(), scenario: "b".into() }));
+    }
+
+    #[test]
+    fn a_row_where_the_instrument_was_the_bottleneck_shows_its_value_and_decides_nothing() {
+        let bound = ScenarioSummary { instrument_bound: true, ..paired("a", &[300.0, 310.0, 290.0]) };
+        let rows = [bound, paired("b", &[100.0, 101.0, 99.0])];
+        let j = judge(&claim(Op::Greater, 1.0), &rows);
+        assert_eq!(j.outcome.verdict, Verdict::NotJudged, "it would be confirmed: {:?}", j.outcome);
+        assert_eq!(j.outcome.reason, Some(Reason::InstrumentBound { scenarios: vec!["a".into()] }));
+        assert!((j.outcome.value.unwrap() - 3.0).abs() < 0.02 && j.outcome.interval.is_some(), "the value is shown");
+        // Nor does it refute.
+        assert_eq!(judge(&claim(Op::Less, 1.0), &rows).outcome.verdict, Verdict::NotJudged);
     }
 
     /// A ratio claim `a / b > 1` whose study said `published`, over paired repeats of `ratios`.
@@ -447,37 +584,111 @@ mod tests {
         // The study's 3.85x, ours 1.45x (h1-beats-h2tls-1kb): the direction holds, the size does not.
         let j = sized(3.85, None, &[1.44, 1.45, 1.46]);
         assert_eq!(j.outcome.verdict, Verdict::DiffersInSize);
-        let Some(Reason::SizeOutside { over, tolerance }) = j.outcome.reason else { panic!("{:?}", j.outcome) };
-        assert!((over - 1.45 / 3.85).abs() < 1e-3 && tolerance == SIZE_TOLERANCE, "{over}");
-        let (ratio, interval) = j.over_published().unwrap();
-        assert!((ratio - over).abs() < 1e-12 && interval.unwrap().1 < 1.0 / SIZE_TOLERANCE);
-        // Within ×/÷ 1.5 of the study's number: confirmed, on either side of it.
+        let Some(Reason::SizeOutside { over, low, high }) = j.outcome.reason else { panic!("{:?}", j.outcome) };
+        assert!((over - 1.45 / 3.85).abs() < 1e-3, "{over}");
+        // The band is on the effect: ln 3.85 ×/÷ 1.5, widened by ln 1.05 each side.
+        let effect = 3.85f64.ln();
+        // The band on the effect (ln 3.85 ×/÷ 1.5, widened by ln 1.05 each side) within ×/÷ 1.5 of
+        // 3.85: the number binds at this size.
+        assert!((low - 3.85 / 1.5).abs() < 1e-9 && (high - 3.85 * 1.5).abs() < 1e-9, "{low} {high}");
+        assert!((effect / 1.5 - 1.05f64.ln()).exp() < low && (effect * 1.5 + 1.05f64.ln()).exp() > high);
+        let (ratio, _) = j.over_published().unwrap();
+        assert!((ratio - over).abs() < 1e-12);
+        // Within the band: confirmed, on either side of the study's number.
         assert_eq!(sized(3.85, None, &[3.0, 3.05, 3.1]).outcome.verdict, Verdict::Confirmed);
         assert_eq!(sized(3.85, None, &[5.0, 5.1, 5.2]).outcome.verdict, Verdict::Confirmed);
-        // Larger than the study's by more than the band: differs too.
+        // Past it: differs (at 6.0 the effect is within a third of the study's, but the number
+        // is more than 1.5 times it).
         assert_eq!(sized(3.85, None, &[6.0, 6.1, 6.2]).outcome.verdict, Verdict::DiffersInSize);
         // The direction failing is still refuted, whatever the size.
         assert_eq!(sized(3.85, None, &[0.5, 0.51, 0.52]).outcome.verdict, Verdict::Refuted);
     }
 
+    /// The four claims a band on the ratio confirmed at several times the study's effect: on the
+    /// effect each differs in size, and the study's own effect (or one near it) is confirmed.
+    #[test]
+    fn a_small_effect_is_not_confirmed_by_several_times_its_size() {
+        let judged = |op: Op, published: f64, ours: f64| {
+            let c = Claim { published_value: Some(published), ..claim(op, 1.0) };
+            let a: Vec<f64> = [0.995, 1.0, 1.005].iter().map(|k| k * ours * 100.0).collect();
+            judge(&c, &[paired("a", &a), paired("b", &[100.0, 100.0, 100.0])]).outcome.verdict
+        };
+        // soap-h1-beats-rest-h1-1mb: +4.8 % (§5.6.1), ours +42 %.
+        assert_eq!(judged(Op::Greater, 1.048, 1.42), Verdict::DiffersInSize);
+        // wss-costs-1kb: −9 %, ours −21 %.
+        assert_eq!(judged(Op::Less, 0.91, 0.79), Verdict::DiffersInSize);
+        // ws-42pct-over-grpc-1mb: +42 %, ours +91 %.
+        assert_eq!(judged(Op::Greater, 1.42, 1.91), Verdict::DiffersInSize);
+        // graphql-h1-76pct-of-rest-1kb: −24 %, ours −43 %.
+        assert_eq!(judged(Op::Less, 0.76, 0.57), Verdict::DiffersInSize);
+        // Each at the study's own effect, or a third off it, is its size.
+        for (op, published) in [(Op::Greater, 1.42), (Op::Less, 0.91), (Op::Less, 0.76)] {
+            assert_eq!(judged(op, published, published), Verdict::Confirmed, "{published}");
+            let third_off = (published.ln() * 1.3).exp();
+            assert_eq!(judged(op, published, third_off), Verdict::Confirmed, "{published}: {third_off}");
+        }
+        // Near 1 the band on the effect binds; at ×69 the band on the number (a study's 277× is
+        // not our 99×).
+        let band = |p: f64| size_band(&Claim { published_value: Some(p), ..claim(Op::Greater, 1.0) }).unwrap();
+        let (lo, hi, rule) = band(1.048);
+        let slack = EQUIVALENCE.ln();
+        assert_eq!(rule, BandRule::Effect);
+        assert!(((lo.ln() + slack) * 1.5 - 1.048f64.ln()).abs() < 1e-9, "{lo}");
+        assert!(((hi.ln() - slack) / 1.5 - 1.048f64.ln()).abs() < 1e-9, "{hi}");
+        let (lo, hi, _) = band(69.0);
+        assert!((lo - 46.0).abs() < 1e-9 && (hi - 103.5).abs() < 1e-9, "{lo} {hi}");
+        assert_eq!(judged(Op::Greater, 277.0, 99.0), Verdict::DiffersInSize);
+    }
+
     #[test]
     fn the_size_band_edges_are_inside_and_a_crossing_interval_is_undecided() {
-        // Exactly at the band's edges (2 / 1.5 and 2 x 1.5, every repeat alike): inside.
-        assert_eq!(sized(2.0, None, &[3.0, 3.0, 3.0]).outcome.verdict, Verdict::Confirmed);
-        assert_eq!(sized(2.0, None, &[2.0 / 1.5, 2.0 / 1.5]).outcome.verdict, Verdict::Confirmed);
+        let (low, high, _) = size_band(&Claim { published_value: Some(2.0), ..claim(Op::Greater, 1.0) }).unwrap();
+        // Exactly at the band's edges (every repeat alike): inside.
+        assert_eq!(sized(2.0, None, &[high, high, high]).outcome.verdict, Verdict::Confirmed);
+        assert_eq!(sized(2.0, None, &[low, low]).outcome.verdict, Verdict::Confirmed);
         // Just past an edge: outside.
-        assert_eq!(sized(2.0, None, &[3.01, 3.01, 3.01]).outcome.verdict, Verdict::DiffersInSize);
+        let past = high * 1.003;
+        assert_eq!(sized(2.0, None, &[past, past, past]).outcome.verdict, Verdict::DiffersInSize);
         // An interval reaching over the upper edge: neither the study's size nor another.
-        let j = sized(2.0, None, &[2.5, 3.5, 3.0]);
+        let j = sized(2.0, None, &[high * 0.8, high * 1.2, high]);
         assert_eq!(
             (j.outcome.verdict, j.outcome.reason),
-            (Verdict::Inconclusive, Some(Reason::SizeCrosses { tolerance: 1.5 }))
+            (Verdict::Inconclusive, Some(Reason::SizeCrosses { low, high }))
         );
-        // A claim's own tolerance ("slightly": x/÷ 1.1) narrows the band.
+        // A claim's own tolerance ("slightly": x/÷ 1.1) sets a band on the value instead.
+        let own = Claim { published_value: Some(1.05), tolerance: Some(1.1), ..claim(Op::Greater, 1.0) };
+        assert_eq!(size_band(&own), Some((1.05 / 1.1, 1.05 * 1.1, BandRule::Factor(1.1))));
         assert_eq!(sized(1.05, Some(1.1), &[1.2, 1.2, 1.2]).outcome.verdict, Verdict::DiffersInSize);
-        assert_eq!(sized(1.05, None, &[1.2, 1.2, 1.2]).outcome.verdict, Verdict::Confirmed);
+        // A claim on one row's value has no neutral point: its band is on the value.
+        let one_row = Claim { published_value: Some(90.0), denominator: None, ..claim(Op::Greater, 1.0) };
+        assert_eq!(size_band(&one_row), Some((60.0, 135.0, BandRule::Factor(SIZE_TOLERANCE))));
         // One repeat: no interval, so neither the direction nor the size is decided.
         assert_eq!(sized(2.0, None, &[2.0]).outcome.reason, Some(Reason::OneRepeat));
+    }
+
+    #[test]
+    fn an_interval_within_the_equivalence_band_is_no_difference() {
+        // hol-h2-over-h1-equal-inflight: 1.002 [0.987, 1.017] for "HTTP/2 beats HTTP/1.1".
+        let j = sized(1.5, None, &[0.99, 1.002, 1.015]);
+        assert_eq!(j.outcome.verdict, Verdict::NoDifference, "{:?}", j.outcome);
+        assert_eq!(j.outcome.reason, Some(Reason::Equivalent { low: 1.0 / EQUIVALENCE, high: EQUIVALENCE }));
+        // Wholly above the threshold, yet closer to it than the machine resolves: no difference too.
+        assert_eq!(sized(1.5, None, &[1.02, 1.025, 1.03]).outcome.verdict, Verdict::NoDifference);
+        // Reaching past the band: decided by the direction as before.
+        assert_eq!(sized(1.5, None, &[0.99, 1.03, 1.07]).outcome.verdict, Verdict::Inconclusive);
+        assert_eq!(
+            judge(&claim(Op::Greater, 1.0), &[paired("a", &[106.0, 107.0]), paired("b", &[100.0, 100.0])])
+                .outcome
+                .verdict,
+            Verdict::Confirmed
+        );
+        // The band sits around the threshold, whatever it is.
+        assert_eq!(equivalence_band(&claim(Op::Less, 10.0)), Some((10.0 / EQUIVALENCE, 10.0 * EQUIVALENCE)));
+        // A `~` claim is judged on its own band: never "no difference".
+        let about = Claim { op: Op::About, threshold: None, published_value: Some(1.0), ..claim(Op::Greater, 1.0) };
+        assert_eq!(equivalence_band(&about), None);
+        let j = judge(&about, &[paired("a", &[100.0, 100.5, 99.5]), paired("b", &[100.0, 100.0, 100.0])]);
+        assert_eq!(j.outcome.verdict, Verdict::Confirmed);
     }
 
     /// "Go beats Java in every case": go-{case} / java-{case} > 1 over every case measured.
@@ -506,12 +717,12 @@ mod tests {
         let (c, rows) = every_case(&[("g1", 2.0), ("g2", 0.8), ("g3", 3.0)]);
         let j = judge(&c, &rows);
         assert_eq!((j.outcome.verdict, j.deciding.as_deref()), (Verdict::Refuted, Some("g2")));
-        // A case with a missing side is not measured, so the claim is not decided.
+        // A case with a side that did not run is not run, so the claim is not decided.
         let (c, mut rows) = every_case(&[("g1", 2.0), ("g2", 2.0)]);
         rows.retain(|r| r.scenario != "java-g2");
         let j = judge(&c, &rows);
-        assert_eq!(j.outcome.verdict, Verdict::Inconclusive);
-        assert_eq!(j.outcome.reason, Some(Reason::NotMeasured { metric: "rps".into(), scenario: "java-g2".into() }));
+        assert_eq!(j.outcome.verdict, Verdict::NotRun);
+        assert_eq!(j.outcome.reason, Some(Reason::NotRun { scenario: "java-g2".into() }));
     }
 
     #[test]
@@ -608,8 +819,10 @@ mod tests {
 
     #[test]
     fn verdicts_order_weakest_first() {
-        let mut v = [Verdict::Confirmed, Verdict::Inconclusive, Verdict::DiffersInSize, Verdict::Refuted];
+        let mut v = Verdict::ALL;
+        v.reverse();
         v.sort();
-        assert_eq!(v, [Verdict::Refuted, Verdict::Inconclusive, Verdict::DiffersInSize, Verdict::Confirmed]);
+        assert_eq!(v, Verdict::ALL);
+        assert_eq!(v.iter().filter(|v| v.decided()).count(), 4);
     }
 }

@@ -2,7 +2,7 @@
 //! interval, ours over the study's, and the verdict; every case of a claim that ranges over
 //! cases; `claims.csv` and `claim_cases.csv`.
 
-use wirebench_core::claims::{tolerance, Case, Judged, Reason, Verdict, SIZE_TOLERANCE};
+use wirebench_core::claims::{size_band, Case, Judged, Reason, Verdict, EQUIVALENCE, SIZE_TOLERANCE};
 use wirebench_core::schema::{Sequential, SequentialStop};
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, Op};
@@ -18,7 +18,9 @@ const CSV: &[Field<Judged>] = &[
     ("source", |j| j.claim.source.clone().unwrap_or_default()),
     ("published", |j| j.claim.published.clone()),
     ("published_value", |j| raw(j.claim.published_value)),
-    ("tolerance", |j| raw(j.claim.published_value.map(|_| tolerance(&j.claim)))),
+    ("tolerance", |j| raw(j.claim.tolerance)),
+    ("band_lo", |j| raw(size_band(&j.claim).map(|b| b.0))),
+    ("band_hi", |j| raw(size_band(&j.claim).map(|b| b.1))),
     ("note", |j| j.claim.note.clone().unwrap_or_default()),
     ("metric", |j| j.claim.metric.clone()),
     ("numerator", |j| j.claim.numerator.clone()),
@@ -56,7 +58,11 @@ pub fn section(claims: &[Judged], from: Option<&str>, sequential: Option<&Sequen
         Column::text("The study"),
         Column::num(format!("Ours ({} % interval)", confidence(sequential.map_or(ALPHA, |q| q.claim_alpha)))),
         Column::num("Ours ÷ study").titled(format!(
-            "Our value over the study's number. The study's size holds when our whole interval lies within ×/÷ {} of it, unless the claim sets its own band.",
+            "Our value over the study's number. On a ratio, the study's size holds when our whole interval's effect (its \
+             logarithm) lies within ×/÷ {} of the study's, give or take {} %; on one row's value, within ×/÷ {} of it; \
+             unless the claim sets its own band.",
+            numbers::sig3(SIZE_TOLERANCE),
+            numbers::sig3((EQUIVALENCE - 1.0) * 100.0),
             numbers::sig3(SIZE_TOLERANCE)
         )),
         Column::text("Verdict"),
@@ -135,8 +141,8 @@ fn row(j: &Judged) -> Row {
         claim = claim.sub(src.as_str());
     }
     let mut study = Cell { note: c.note.clone(), ..Cell::new(c.published.as_str()) };
-    if let Some(v) = c.published_value {
-        study = study.sub(format!("{}, band ×/÷ {}", claim_value(c, v), numbers::sig3(tolerance(c))));
+    if let (Some(v), Some((lo, hi, _))) = (c.published_value, size_band(c)) {
+        study = study.sub(format!("{}, band {}", claim_value(c, v), band_words(c, lo, hi)));
     }
     let mut ours = value_cell(c, j.outcome.value, j.outcome.interval);
     for case in &j.cases {
@@ -207,7 +213,10 @@ fn claim_expression(claim: &Claim) -> String {
     // A `~` claim's bound is its band around the study's number.
     let rhs = match (claim.threshold, claim.published_value) {
         (Some(t), _) => bound(t),
-        (None, Some(p)) => format!("{} (×/÷ {})", bound(p), numbers::sig3(tolerance(claim))),
+        (None, Some(p)) => match size_band(claim) {
+            Some((lo, hi, _)) => format!("{} ({}–{})", bound(p), bound(lo), bound(hi)),
+            None => bound(p),
+        },
         (None, None) => String::new(),
     };
     let every = if claim.is_quantified() { "for every *: " } else { "" };
@@ -239,30 +248,48 @@ fn reason(j: &Judged) -> String {
     }
 }
 
+/// A band as the reader sees it: `1.03×–1.07×`, `60.0 ms–135 ms`.
+fn band_words(c: &Claim, lo: f64, hi: f64) -> String {
+    format!("{}–{}", claim_value(c, lo), claim_value(c, hi))
+}
+
 fn reason_words(c: &Claim, r: &Reason) -> String {
-    let band = |t: f64| match c.published_value {
-        Some(p) => format!("×/÷ {} of the study's {}", numbers::sig3(t), claim_value(c, p)),
-        None => format!("×/÷ {} of the study's number", numbers::sig3(t)),
+    let band = |lo: f64, hi: f64| match c.published_value {
+        Some(p) => format!("{}, the study's {}", band_words(c, lo, hi), claim_value(c, p)),
+        None => band_words(c, lo, hi),
     };
     match r {
         Reason::OneRepeat => "one repeat: no confidence interval (use --profile quick or full)".into(),
         Reason::NotMeasured { metric, scenario } => format!("no {metric} measured for {scenario}"),
         Reason::Zero { metric, scenario } => format!("{metric} of {scenario} is zero"),
         Reason::NoCase { globs } => format!("no measured scenario matches {}", globs.join(" or ")),
+        Reason::NotRun { scenario } => format!("{scenario} did not run (the profile or --only left it out)"),
+        Reason::InstrumentBound { scenarios } => format!(
+            "the instrument was the bottleneck on {}: the value measures our client as much as the subject",
+            scenarios.join(", ")
+        ),
+        Reason::Equivalent { low, high } => format!(
+            "the whole interval lies within {}, closer to the threshold than two runs of this machine agree",
+            band_words(c, *low, *high)
+        ),
         Reason::Straddles => "the confidence interval straddles the threshold".into(),
         Reason::Contradicts => "the whole interval contradicts the claim".into(),
         // An "about" claim has no direction: its band is the whole claim.
-        Reason::SizeOutside { over, tolerance } if c.op == Op::About => {
-            format!("at {} the study's number (outside {})", numbers::ratio(*over), band(*tolerance))
+        Reason::SizeOutside { over, low, high } if c.op == Op::About => {
+            format!("at {} the study's number (outside {})", numbers::ratio(*over), band(*low, *high))
         }
-        Reason::SizeCrosses { tolerance } if c.op == Op::About => {
-            format!("the interval crosses an edge of {}", band(*tolerance))
+        Reason::SizeCrosses { low, high } if c.op == Op::About => {
+            format!("the interval crosses an edge of {}", band(*low, *high))
         }
-        Reason::SizeOutside { over, tolerance } => {
-            format!("the direction holds, at {} the study's size (outside {})", numbers::ratio(*over), band(*tolerance))
+        Reason::SizeOutside { over, low, high } => {
+            format!(
+                "the direction holds, at {} the study's size (outside {})",
+                numbers::ratio(*over),
+                band(*low, *high)
+            )
         }
-        Reason::SizeCrosses { tolerance } => {
-            format!("the direction holds; the interval crosses an edge of {}", band(*tolerance))
+        Reason::SizeCrosses { low, high } => {
+            format!("the direction holds; the interval crosses an edge of {}", band(*low, *high))
         }
     }
 }
@@ -289,12 +316,12 @@ mod tests {
             threshold: None,
             except: Vec::new(),
         };
-        let outside = reason_words(&about, &Reason::SizeOutside { over: 0.6, tolerance: 1.5 });
-        assert_eq!(outside, "at 0.600× the study's number (outside ×/÷ 1.50 of the study's 1.80×)");
-        let crosses = reason_words(&about, &Reason::SizeCrosses { tolerance: 1.5 });
+        let outside = reason_words(&about, &Reason::SizeOutside { over: 0.6, low: 1.2, high: 2.7 });
+        assert_eq!(outside, "at 0.600× the study's number (outside 1.20×–2.70×, the study's 1.80×)");
+        let crosses = reason_words(&about, &Reason::SizeCrosses { low: 1.2, high: 2.7 });
         assert!(!crosses.contains("direction"), "{crosses}");
         let directed = Claim { op: Op::Greater, threshold: Some(1.0), ..about };
-        assert!(reason_words(&directed, &Reason::SizeOutside { over: 0.6, tolerance: 1.5 })
+        assert!(reason_words(&directed, &Reason::SizeOutside { over: 0.6, low: 1.2, high: 2.7 })
             .starts_with("the direction holds"));
     }
 

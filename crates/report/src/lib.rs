@@ -269,7 +269,7 @@ mod tests {
             lines[0].starts_with("id,text,source,published,published_value,tolerance,")
                 && lines[0].ends_with(",verdict,reason")
         );
-        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,,2x,2,1.5,"));
+        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,,2x,2,,"));
         assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
     }
 

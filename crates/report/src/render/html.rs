@@ -422,6 +422,9 @@ thead th.shade{background:#f5ecd7}
 .badge.refuted{background:var(--red);color:#fff}
 .badge.inconclusive{background:#eaeef2;color:var(--grey);border-color:#d0d7de}
 .badge.differs-in-size{background:#ffe7d1;color:#953800;border-color:#e8a86f}
+.badge.no-difference{background:#ddf4ff;color:#0550ae;border-color:#80ccff}
+.badge.not-judged{background:#fbefff;color:var(--purple);border-color:#d8b9ff}
+.badge.not-run{background:#fff;color:var(--grey);border-color:#d0d7de;border-style:dashed}
 .badge.flag.noisy{background:#fff8c5;color:var(--amber);border-color:#d4a72c}
 .badge.flag.instrument-bound{background:#fbefff;color:var(--purple);border-color:#d8b9ff}
 .badge.flag.failed{background:var(--red);color:#fff}
