@@ -140,6 +140,14 @@ impl Verdict {
         }
     }
 
+    /// The verdict of an id (`as_str`), or the error listing every id.
+    pub fn parse(id: &str) -> Result<Verdict, String> {
+        Verdict::ALL.into_iter().find(|v| v.as_str() == id).ok_or_else(|| {
+            let ids: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
+            format!("unknown verdict `{id}`: use one of {}", ids.join(", "))
+        })
+    }
+
     /// The words a reader sees.
     pub fn label(self) -> &'static str {
         match self {
@@ -448,6 +456,7 @@ mod tests {
     fn claim(op: Op, threshold: f64) -> Claim {
         Claim {
             id: "c".into(),
+            kind: Default::default(),
             text: "a beats b".into(),
             published: "69x".into(),
             published_value: None,

@@ -17,7 +17,7 @@ mod services;
 mod subject;
 
 pub use catalog::Catalog;
-pub use claim::{capture, Claim, ClaimCase, Op, PublishedRow, PublishedTable, Versus};
+pub use claim::{capture, Claim, ClaimCase, ClaimKind, Op, PublishedRow, PublishedTable, Versus};
 pub use error::{Invalid, SuiteError};
 pub use expect::Expect;
 pub use files::{files, project_root, resolve};
@@ -504,6 +504,15 @@ mod tests {
         threshold = 1.0
     "#;
 
+    #[test]
+    fn an_slo_needs_no_study() {
+        let s = parse(&GOOD.replace("published = \"p\"", "kind = \"slo\"")).unwrap();
+        assert_eq!((s.claims[0].kind, s.claims[0].published.as_str()), (ClaimKind::Slo, ""));
+        // A study's claim keeps its serialized form: no `kind` key, so recorded suites read alike.
+        let study = serde_json::to_value(&parse(GOOD).unwrap().claims[0]).unwrap();
+        assert!(study.get("kind").is_none(), "{study}");
+    }
+
     fn parse(text: &str) -> Result<Suite, String> {
         let s = Suite::parse(text, "s.toml").map_err(|e| e.to_string())?;
         s.check("s.toml", &["http1", "http2"]).map_err(|e| e.to_string())?;
@@ -542,6 +551,18 @@ mod tests {
             (
                 GOOD.replace("numerator = \"a\"", "numerator = \"zz\""),
                 "s.toml: claims[0].numerator: no scenario named `zz`",
+            ),
+            (
+                GOOD.replace("published = \"p\"", ""),
+                "s.toml: claims[0].published: says what the study reported; a claim of your own is `kind = \"slo\"`",
+            ),
+            (
+                GOOD.replace("published = \"p\"", "kind = \"slo\"\npublished_value = 2.0"),
+                "s.toml: claims[0].published_value: an SLO has no study's number: its threshold is the objective",
+            ),
+            (
+                GOOD.replace("published = \"p\"", "kind = \"study-ish\""),
+                "s.toml: claims[0].kind: unknown variant `study-ish`, expected `study` or `slo`",
             ),
             (
                 GOOD.replace("numerator = \"a\"", "numerator = \"*-*\""),

@@ -14,6 +14,7 @@ use crate::table::{raw, Cell, Column, Csv, Field, Row, Table, Text};
 /// The columns of `claims.csv`.
 const CSV: &[Field<Judged>] = &[
     ("id", |j| j.claim.id.clone()),
+    ("kind", |j| if j.claim.kind.is_study() { "study".into() } else { "slo".into() }),
     ("text", |j| j.claim.text.clone()),
     ("source", |j| j.claim.source.clone().unwrap_or_default()),
     ("published", |j| j.claim.published.clone()),
@@ -140,7 +141,9 @@ fn row(j: &Judged) -> Row {
     if let Some(src) = &c.source {
         claim = claim.sub(src.as_str());
     }
-    let mut study = Cell { note: c.note.clone(), ..Cell::new(c.published.as_str()) };
+    // An SLO is the user's own objective: no study stands behind it.
+    let said = if c.kind.is_study() { c.published.clone() } else { slo_words(c) };
+    let mut study = Cell { note: c.note.clone(), ..Cell::new(said) };
     if let (Some(v), Some((lo, hi, _))) = (c.published_value, size_band(c)) {
         study = study.sub(format!("{}, band {}", claim_value(c, v), band_words(c, lo, hi)));
     }
@@ -177,6 +180,17 @@ fn row(j: &Judged) -> Row {
         ],
         ..Row::default()
     }
+}
+
+/// What an SLO asks, in the study's column: `SLO: below 5.00 ms`.
+fn slo_words(c: &Claim) -> String {
+    let bound = c.threshold.map(|t| if c.denominator.is_some() { numbers::ratio(t) } else { claim_value(c, t) });
+    let side = if c.op == Op::Less { "below" } else { "above" };
+    let mut words = format!("SLO: {side} {}", bound.unwrap_or_default());
+    if !c.published.is_empty() {
+        words = format!("{words} ({})", c.published);
+    }
+    words
 }
 
 /// A value with its interval under it.
@@ -302,6 +316,7 @@ mod tests {
     fn an_about_claim_is_not_said_to_hold_a_direction() {
         let about = Claim {
             id: "c".into(),
+            kind: Default::default(),
             text: "about 1.8".into(),
             published: "15-90 ms".into(),
             published_value: Some(1.8),

@@ -45,6 +45,30 @@ pub struct Comparison {
     pub verdicts_changed: usize,
     /// Claims confirmed or differing in size in one run and refuted in the other.
     pub hard_flips: usize,
+    /// `--fail-if slower`: the rows of B slower than A's beyond the tolerance.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<Gate>,
+}
+
+/// The `slower` gate: a row fails it only when its whole interval is past the tolerance, so a
+/// noisy runner does not fail a job on a point value (k6's and Gatling's thresholds do).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Gate {
+    /// How much slower still passes, as a share (0.05: 5 %).
+    pub tolerance: f64,
+    /// Rows B ÷ A: req/s whose whole interval lies below `1 − tolerance`, or p99 latency whose
+    /// whole interval lies above `1 + tolerance`.
+    pub slower: Vec<Slower>,
+}
+
+/// One row past the tolerance.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Slower {
+    pub scenario: String,
+    /// `rps` or `p99_us`.
+    pub metric: String,
+    /// B ÷ A with its conservative 95 % interval.
+    pub ratio: Value,
 }
 
 /// One run of the two.
@@ -82,6 +106,8 @@ pub struct RowComparison {
     /// The median p99 latency, µs.
     pub p99_a_us: Option<f64>,
     pub p99_b_us: Option<f64>,
+    /// p99 B ÷ A with its conservative interval (from each side's interval over its repeats).
+    pub p99_ratio: Option<Value>,
     /// `faster`, `slower`, `same within noise`, `n/a`, `failed in A`, ...
     pub verdict: String,
     /// The metric `disjoint` compares: req/s, else the first metric a claim may name that both
@@ -116,9 +142,35 @@ pub enum Flip {
     Hard,
 }
 
+/// The rows of `c` whose B is slower than A beyond `tolerance` (a share): the whole req/s
+/// interval below `1 − tolerance`, or the whole p99 interval above `1 + tolerance`. A row
+/// without an interval (one repeat) cannot fail it.
+pub fn slower_gate(c: &Comparison, tolerance: f64) -> Gate {
+    let mut slower = Vec::new();
+    for r in &c.rows {
+        let past = |v: &Option<Value>, below: bool| {
+            v.filter(|v| match v.interval() {
+                Some((_, hi)) if below => hi < 1.0 - tolerance,
+                Some((lo, _)) => lo > 1.0 + tolerance,
+                None => false,
+            })
+        };
+        for (metric, ratio) in [("rps", past(&r.ratio, true)), ("p99_us", past(&r.p99_ratio, false))] {
+            if let Some(ratio) = ratio {
+                slower.push(Slower { scenario: r.scenario.clone(), metric: metric.into(), ratio });
+            }
+        }
+    }
+    Gate { tolerance, slower }
+}
+
 impl Value {
     fn of(s: &Summary) -> Value {
         Value { value: s.median, low: s.ci.map(|c| c.0), high: s.ci.map(|c| c.1), mean: Some(s.mean) }
+    }
+
+    fn ratio(r: Ratio) -> Value {
+        Value { value: r.value, low: r.interval.map(|i| i.0), high: r.interval.map(|i| i.1), mean: None }
     }
 
     fn interval(&self) -> Option<(f64, f64)> {
@@ -177,14 +229,10 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
             disjoint: Value::disjoint(ma.as_ref(), mb.as_ref()),
             rps_a: va,
             rps_b: vb,
-            ratio: ratio.map(|r| Value {
-                value: r.value,
-                low: r.interval.map(|i| i.0),
-                high: r.interval.map(|i| i.1),
-                mean: None,
-            }),
+            ratio: ratio.map(Value::ratio),
             p99_a_us: x.get("p99_us").map(|p| p.median),
             p99_b_us: y.get("p99_us").map(|p| p.median),
+            p99_ratio: y.get("p99_us").zip(x.get("p99_us")).and_then(|(b, a)| Ratio::of(b, a)).map(Value::ratio),
             verdict: verdict(rps_a, rps_b, ratio).to_string(),
             contended_a: x.contended,
             contended_b: y.contended,
@@ -230,6 +278,7 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
         claims_disjoint: claims.iter().filter(|c| c.disjoint).count(),
         verdicts_changed: claims.iter().filter(|c| c.flip != Flip::None).count(),
         hard_flips: claims.iter().filter(|c| c.flip == Flip::Hard).count(),
+        gate: None,
         rows,
         only_in_a,
         only_in_b,
@@ -318,6 +367,19 @@ pub fn text(c: &Comparison) -> String {
                 words(&x.verdict_b),
                 value(&x.b)
             );
+        }
+    }
+    if let Some(g) = &c.gate {
+        // 5 %, 2.5 %: a tolerance as the user wrote it.
+        let pct = (g.tolerance * 1000.0).round() / 10.0;
+        if g.slower.is_empty() {
+            out += &format!("Slower by more than {pct} % (the whole interval past it): none.\n");
+        } else {
+            out += &format!("Slower by more than {pct} % (the whole interval past it):\n");
+            for x in &g.slower {
+                let what = if x.metric == "rps" { "req/s" } else { "p99" };
+                out += &format!("  {}: {what} B/A {}\n", x.scenario, x.ratio.text());
+            }
         }
     }
     out
@@ -496,6 +558,27 @@ threshold = 100.0
         assert_eq!(json["claims"][0]["flip"], "hard");
         let schema: serde_json::Value = serde_json::from_str(&crate::compare::json_schema()).unwrap();
         assert_eq!(schema["title"], "Comparison");
+    }
+
+    /// B at 0.8 of A's req/s on every row: the tight rows are slower past 5 % and fail the
+    /// gate; h1-1kb's wide interval reaches past 0.95, so it does not; a 20 % tolerance passes
+    /// them all; A against itself passes.
+    #[test]
+    fn the_slower_gate_fails_a_row_only_when_its_whole_interval_is_past_the_tolerance() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fixture::write(a.path(), &fixture::standard_specs(1.0), fixture::CLAIMS);
+        fixture::write(b.path(), &fixture::standard_specs(0.8), fixture::CLAIMS);
+        let c = comparison(a.path(), b.path()).unwrap();
+        let gate = slower_gate(&c, 0.05);
+        let ids: Vec<(&str, &str)> = gate.slower.iter().map(|x| (x.scenario.as_str(), x.metric.as_str())).collect();
+        // The fixture's latency grows as its rate falls: p99 fails beside req/s.
+        assert_eq!(ids, [("h2c-1kb", "rps"), ("h2c-1kb", "p99_us"), ("h2c-1mb", "rps"), ("h2c-1mb", "p99_us")]);
+        let h1 = c.rows.iter().find(|r| r.scenario == "h1-1kb").unwrap().ratio.unwrap();
+        assert!(h1.value < 0.95 && h1.high.unwrap() > 0.95, "slower at the point, not over its interval: {h1:?}");
+        assert!(slower_gate(&c, 0.2).slower.is_empty());
+        assert!(slower_gate(&comparison(a.path(), a.path()).unwrap(), 0.0).slower.is_empty());
+        let text = text(&Comparison { gate: Some(gate), ..c });
+        assert!(text.contains("Slower by more than 5 % (the whole interval past it):\n  h2c-1kb: req/s B/A 0.800 [0.724, 0.884]\n  h2c-1kb: p99 B/A 1.25"), "{text}");
     }
 
     #[test]

@@ -31,13 +31,14 @@ use std::path::{Path, PathBuf};
 
 /// A comparison as text (`wirebench compare A B`).
 pub use compare::text as comparison_text;
-pub use compare::{compare, comparison, json_schema as comparison_schema, Comparison, Flip};
+pub use compare::{compare, comparison, json_schema as comparison_schema, slower_gate, Comparison, Flip, Gate};
 pub use error::ReportError;
 pub use files::{CHARTS_DIR, HTML_FILE, MARKDOWN_FILE, WRITTEN_FILE};
 pub use model::{ClaimsFrom, RunWarning};
 
 use render::{csv, html, markdown};
 use section::Block;
+use wirebench_core::claims::Verdict;
 
 /// Paths of the files `render` wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +53,8 @@ pub struct Rendered {
     pub failed: usize,
     /// What the report says about the run as a whole, for the command line to repeat.
     pub warnings: Vec<RunWarning>,
+    /// Every claim's id and verdict, in the suite's order (`wirebench run --fail-on`).
+    pub verdicts: Vec<(String, Verdict)>,
 }
 
 /// Reads the results directory `dir` and writes the report files into it, replacing earlier ones.
@@ -85,6 +88,7 @@ pub fn render_with(dir: &Path, claims: Option<&ClaimsFrom>) -> Result<Rendered, 
         csv,
         charts: chart_files,
         failed: report.failed_scenarios(),
+        verdicts: report.claims.iter().map(|j| (j.claim.id.clone(), j.outcome.verdict)).collect(),
         warnings: report.warnings(),
     })
 }
@@ -266,10 +270,10 @@ mod tests {
         let lines: Vec<&str> = claims.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(
-            lines[0].starts_with("id,text,source,published,published_value,tolerance,")
+            lines[0].starts_with("id,kind,text,source,published,published_value,tolerance,")
                 && lines[0].ends_with(",verdict,reason")
         );
-        assert!(lines[1].starts_with("h2c-beats-h1,h2c serves <script>alert(1)</script> more & faster,,2x,2,,"));
+        assert!(lines[1].starts_with("h2c-beats-h1,study,h2c serves <script>alert(1)</script> more & faster,,2x,2,,"));
         assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
     }
 

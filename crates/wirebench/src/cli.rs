@@ -60,6 +60,14 @@ pub enum Command {
         /// the other (a CI gate on verdicts, not on point values).
         #[arg(long)]
         fail_on_flip: bool,
+        /// Exit with 6 when a row of B is slower than A's beyond --tolerance: its whole req/s
+        /// interval below A's by more than it, or its whole p99 interval above (the only value:
+        /// `slower`).
+        #[arg(long, value_name = "WHAT", value_parser = ["slower"])]
+        fail_if: Option<String>,
+        /// How much slower still passes --fail-if: `5%` or `0.05`.
+        #[arg(long, value_name = "SHARE", default_value = "5%", requires = "fail_if")]
+        tolerance: String,
     },
     /// Network conditions: build a link (delay, loss, rate) and measure it.
     #[command(subcommand)]
@@ -178,6 +186,11 @@ pub struct RunArgs {
     /// in the order a run ran in; a new one each run without it.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Exit with 5 when a claim's verdict is one of these, after the report is written: a CI
+    /// gate on the suite's claims, its SLOs among them, judged on their intervals (refuted,
+    /// no-difference, not-run, not-judged, inconclusive, differs-in-size; comma-separated).
+    #[arg(long, value_name = "VERDICTS", value_delimiter = ',')]
+    pub fail_on: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -297,4 +310,18 @@ pub struct MergeArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A share as users write it: `5%` or `0.05`, from 0 up to (not including) 1.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    let (number, scale) = match text.strip_suffix('%') {
+        Some(n) => (n.trim(), 100.0),
+        None => (text.trim(), 1.0),
+    };
+    let v = number.parse::<f64>().map_err(|_| format!("`{text}` is not a share: write 5% or 0.05"))? / scale;
+    if (0.0..1.0).contains(&v) {
+        Ok(v)
+    } else {
+        Err(format!("`{text}` is not a share between 0 and 100 %"))
+    }
 }

@@ -28,6 +28,10 @@ const EXIT_ERROR: i32 = 1;
 const EXIT_SCENARIOS_FAILED: i32 = 3;
 /// `compare --fail-on-flip`: a claim went between confirmed (or differs in size) and refuted.
 const EXIT_VERDICT_FLIPPED: i32 = 4;
+/// `run --fail-on`: a claim got one of the verdicts the gate names.
+const EXIT_CLAIMS_FAILED: i32 = 5;
+/// `compare --fail-if slower`: a row of B is slower than A's beyond the tolerance.
+const EXIT_SLOWER: i32 = 6;
 
 /// `wirebench report`: write the report files and print the HTML's path, or print Markdown.
 fn report(
@@ -50,15 +54,31 @@ fn report(
     Ok(EXIT_OK)
 }
 
-/// `wirebench compare`: the comparison as text or JSON; with `fail_on_flip`, exit 4 on a hard flip.
-fn compare(a: &std::path::Path, b: &std::path::Path, json: bool, fail_on_flip: bool) -> anyhow::Result<i32> {
-    let c = wirebench_report::comparison(a, b)?;
+/// `wirebench compare`: the comparison as text or JSON; with `fail_on_flip`, exit 4 on a hard
+/// flip; with a `slower` gate, exit 6 on a row slower beyond its tolerance.
+fn compare(
+    a: &std::path::Path,
+    b: &std::path::Path,
+    json: bool,
+    fail_on_flip: bool,
+    slower: Option<f64>,
+) -> anyhow::Result<i32> {
+    let mut c = wirebench_report::comparison(a, b)?;
+    if let Some(tolerance) = slower {
+        c.gate = Some(wirebench_report::slower_gate(&c, tolerance));
+    }
     if json {
         println!("{}", serde_json::to_string(&c)?);
     } else {
         print!("{}", wirebench_report::comparison_text(&c));
     }
-    Ok(if fail_on_flip && c.hard_flips > 0 { EXIT_VERDICT_FLIPPED } else { EXIT_OK })
+    Ok(if c.gate.as_ref().is_some_and(|g| !g.slower.is_empty()) {
+        EXIT_SLOWER
+    } else if fail_on_flip && c.hard_flips > 0 {
+        EXIT_VERDICT_FLIPPED
+    } else {
+        EXIT_OK
+    })
 }
 
 fn main() {
@@ -80,9 +100,15 @@ fn main() {
     let outcome = match cli.command {
         cli::Command::List(args) => list::list(&args).map(|()| EXIT_OK),
         cli::Command::Build(args) => build::build(&args).map(|()| EXIT_OK),
-        cli::Command::Run(args) => {
-            run::run(&args).map(|failed| if failed > 0 { EXIT_SCENARIOS_FAILED } else { EXIT_OK })
-        }
+        cli::Command::Run(args) => run::run(&args).map(|r| {
+            if r.gated > 0 {
+                EXIT_CLAIMS_FAILED
+            } else if r.failed > 0 {
+                EXIT_SCENARIOS_FAILED
+            } else {
+                EXIT_OK
+            }
+        }),
         cli::Command::Load(args) => load::load(&args).map(|()| EXIT_OK),
         cli::Command::Merge(args) => merge::merge(&args).map(|()| EXIT_OK),
         cli::Command::Worker(args) => worker::work(&args).map(|()| EXIT_OK),
@@ -90,7 +116,9 @@ fn main() {
             report(&dir, markdown, &section, claims.as_deref(), &suites_dir)
         }
         cli::Command::Net(cli::NetCommand::Check(args)) => net::check(&args).map(|()| EXIT_OK),
-        cli::Command::Compare { a, b, json, fail_on_flip } => compare(&a, &b, json, fail_on_flip),
+        cli::Command::Compare { a, b, json, fail_on_flip, fail_if, tolerance } => cli::parse_share(&tolerance)
+            .map_err(|e| anyhow::anyhow!("--tolerance: {e}"))
+            .and_then(|t| compare(&a, &b, json, fail_on_flip, fail_if.map(|_| t))),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

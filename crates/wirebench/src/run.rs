@@ -8,6 +8,7 @@ use anyhow::{bail, Context};
 use crate::cli::RunArgs;
 use crate::progress::Bar;
 use wirebench_core::build::Plan;
+use wirebench_core::claims::Verdict;
 use wirebench_core::runner::{self, RunOptions};
 use wirebench_core::suite::{self, Suite, UntilDecided};
 use wirebench_core::supervisor::Supervisor;
@@ -28,7 +29,22 @@ pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_repo
 }
 
 /// Runs the suite; returns how many scenarios failed.
-pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
+/// What a run ended with, for its exit code.
+pub struct Ended {
+    /// Scenarios with a failed repeat.
+    pub failed: usize,
+    /// Claims whose verdict `--fail-on` names.
+    pub gated: usize,
+}
+
+pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
+    // The gate's verdicts are checked before anything runs: a typo must not cost a run.
+    let gate: Vec<Verdict> = args
+        .fail_on
+        .iter()
+        .map(|id| Verdict::parse(id.trim()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("--fail-on: {e}"))?;
     let path = suite::resolve(&args.suite, &args.suites_dir);
     if !path.exists() {
         bail!("no suite `{}`: {} does not exist (see `wirebench list`)", args.suite, path.display());
@@ -144,8 +160,17 @@ pub fn run(args: &RunArgs) -> anyhow::Result<usize> {
     if rendered.failed > 0 {
         eprintln!("{} scenario(s) failed: see the report", rendered.failed);
     }
+    let gated: Vec<String> = rendered
+        .verdicts
+        .iter()
+        .filter(|(_, v)| gate.contains(v))
+        .map(|(id, v)| format!("{id} ({})", v.label()))
+        .collect();
+    if !gated.is_empty() {
+        eprintln!("--fail-on: {} claim(s): {}", gated.len(), gated.join(", "));
+    }
     println!("{}", rendered.html.display());
-    Ok(rendered.failed)
+    Ok(Ended { failed: rendered.failed, gated: gated.len() })
 }
 
 /// `results/<UTC-timestamp>-<suite>`, with a suffix if two runs start in the same second.

@@ -541,3 +541,119 @@ fn report_judges_an_old_run_by_todays_claims() {
     assert!(row.contains("**confirmed**"), "judged on the committed numbers: {row}");
     assert_one_line_error(&report("nosuch"), "no suite `nosuch`");
 }
+
+/// A suite of a few lines with two SLOs on our REST subject: p99 under 10 s holds, a billion
+/// req/s does not (an SLO on a row where our client set the pace would be *not judged*, which
+/// the gate names too). `--fail-on refuted` exits 5 naming the refuted one; without it the run exits
+/// 0; a verdict id that does not exist fails before anything runs.
+#[test]
+fn slo_claims_gate_a_run_with_fail_on() {
+    let text = suite_with_subject(
+        "",
+        r#"
+[profiles.quick]
+repeats = 3
+
+# 1 MB answers: the server copies each (3.0 CPU-s of a 3 s repeat against the client's 1.5 in
+# the committed protocols run), so the row measures the subject, not our client.
+[[scenarios]]
+id = "get"
+subject = "real"
+driver = "http1"
+path = "/payload/1048576"
+connections = 4
+duration_s = 0.3
+
+[[claims]]
+id = "get-p99-under-10s"
+kind = "slo"
+text = "GET answers within 10 s at p99"
+metric = "p99_us"
+numerator = "get"
+op = "<"
+threshold = 10000000.0
+
+[[claims]]
+id = "get-a-billion"
+kind = "slo"
+text = "GET serves a billion requests per second"
+metric = "rps"
+numerator = "get"
+op = ">"
+threshold = 1000000000.0
+"#,
+    );
+    let dir = project("slo", &text);
+    let run = |extra: &[&str]| {
+        let out = dir.path().join("out");
+        Command::new(WIREBENCH)
+            .args(["run", "slo", "--no-build", "--profile", "quick", "--out"])
+            .arg(&out)
+            .args(extra)
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    let gated = run(&["--fail-on", "refuted,not-judged"]);
+    let stderr = String::from_utf8_lossy(&gated.stderr);
+    assert_eq!(gated.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("--fail-on: 1 claim(s): get-a-billion (refuted)"), "{stderr}");
+    let results = results_dir(&gated.stdout);
+    let claims = std::fs::read_to_string(results.join("claims.csv")).unwrap();
+    assert!(claims.lines().any(|l| l.starts_with("get-p99-under-10s,slo,") && l.contains(",confirmed,")), "{claims}");
+    let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
+    assert!(summary.contains("SLO: below 10.0 s"), "the study's column says what the SLO asks");
+    let plain = run(&[]);
+    assert_eq!(plain.status.code(), Some(0), "{}", String::from_utf8_lossy(&plain.stderr));
+    assert_one_line_error(&run(&["--fail-on", "refuted,wrong"]), "--fail-on: unknown verdict `wrong`: use one of");
+}
+
+/// `compare --fail-if slower`: B with one row at 0.7 of A's req/s (every repeat) fails with 6 and
+/// names it; A against itself passes, and so does B at 0.97 of A (inside 5 %).
+#[test]
+fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval() {
+    let committed = workspace().join("docs/labs/results/protocols");
+    let scaled = |factor: f64| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(committed.join("run.json"), dir.path().join("run.json")).unwrap();
+        let lines = std::fs::read_to_string(committed.join("measurements.jsonl")).unwrap();
+        let out: Vec<String> = lines
+            .lines()
+            .map(|l| {
+                let mut m: serde_json::Value = serde_json::from_str(l).unwrap();
+                if m["scenario"] == "rest-h1-1kb" && m["metrics"]["rps"].is_number() {
+                    m["metrics"]["rps"] = (m["metrics"]["rps"].as_f64().unwrap() * factor).into();
+                }
+                m.to_string()
+            })
+            .collect();
+        std::fs::write(dir.path().join("measurements.jsonl"), out.join("\n") + "\n").unwrap();
+        dir
+    };
+    let (a, slow, near) = (scaled(1.0), scaled(0.7), scaled(0.97));
+    let path = |d: &tempfile::TempDir| d.path().to_str().unwrap().to_string();
+    let compare = |b: &tempfile::TempDir, extra: &[&str]| {
+        let mut args = vec!["compare".to_string(), path(&a), path(b), "--fail-if".into(), "slower".into()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        wirebench(&args)
+    };
+    let out = compare(&slow, &["--json"]);
+    assert_eq!(out.status.code(), Some(6), "{}", String::from_utf8_lossy(&out.stderr));
+    let c: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let slower: Vec<(&str, &str)> = c["gate"]["slower"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["scenario"].as_str().unwrap(), x["metric"].as_str().unwrap()))
+        .collect();
+    assert_eq!(slower, [("rest-h1-1kb", "rps")]);
+    assert_eq!(c["gate"]["tolerance"].as_f64(), Some(0.05));
+    assert_eq!(compare(&a, &[]).status.code(), Some(0));
+    let near = compare(&near, &["--tolerance", "5%"]);
+    assert_eq!(near.status.code(), Some(0), "{}", String::from_utf8_lossy(&near.stdout));
+    assert!(
+        String::from_utf8_lossy(&near.stdout).contains("Slower by more than 5 % (the whole interval past it): none.")
+    );
+    assert_one_line_error(&compare(&a, &["--tolerance", "150%"]), "not a share between 0 and 100 %");
+}

@@ -14,8 +14,12 @@ use crate::metrics;
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     pub id: String,
+    /// Whose statement the claim judges: a study's (the default) or the user's own objective.
+    #[serde(default, skip_serializing_if = "ClaimKind::is_study")]
+    pub kind: ClaimKind,
     pub text: String,
-    /// What the study reported, as it reported it.
+    /// What the study reported, as it reported it; an SLO may leave it out.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub published: String,
     /// The study's number in the claim's own unit (a ratio when the claim divides scenarios): the
     /// size the verdict checks as well as the direction.
@@ -100,9 +104,46 @@ pub struct Versus {
     pub denominator: String,
 }
 
+/// Whose statement a claim judges.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClaimKind {
+    /// A published study's finding: `published` says what it reported.
+    #[default]
+    Study,
+    /// A service-level objective of the user's own (`p99_us(api-get) < 5000`): no study, no
+    /// published number, judged on its interval like every claim; `wirebench run --fail-on`
+    /// gates a CI job on it.
+    Slo,
+}
+
+impl ClaimKind {
+    pub fn is_study(&self) -> bool {
+        *self == ClaimKind::Study
+    }
+}
+
 impl Claim {
     /// What is wrong with the claim on its own: the key inside it and the message.
     pub fn check(&self) -> Result<(), Invalid> {
+        match self.kind {
+            ClaimKind::Study if self.published.trim().is_empty() => {
+                return Err(Invalid::new(
+                    "published",
+                    "says what the study reported; a claim of your own is `kind = \"slo\"`",
+                ))
+            }
+            ClaimKind::Slo if self.published_value.is_some() => {
+                return Err(Invalid::new(
+                    "published_value",
+                    "an SLO has no study's number: its threshold is the objective",
+                ))
+            }
+            ClaimKind::Slo if self.op == Op::About => {
+                return Err(Invalid::new("op", "an SLO is a bound: `<` or `>` its threshold"))
+            }
+            _ => {}
+        }
         if self.versus.is_some() && self.denominator.is_none() {
             return Err(Invalid::new("versus", "needs a denominator: it divides one ratio by another"));
         }
