@@ -28,11 +28,46 @@ use wirebench_link::{Link, LinkStats, NetSpec};
 pub const MAX_ERROR_RATE: f64 = 0.01;
 
 /// Where the load goes.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Target {
+    /// The server's name (or address) as the URL gives it: the TLS server name and the `Host`
+    /// header, and where to connect unless `connect_to` says otherwise.
     pub host: String,
     pub port: u16,
     pub tls: bool,
+    /// Where to connect instead of `host:port` (`ADDR:PORT`; curl's `--connect-to`): the name
+    /// stays the URL's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_to: Option<String>,
+    /// How the server's certificate is checked.
+    #[serde(default)]
+    pub verify: Verify,
+}
+
+impl Target {
+    /// The address a connection goes to: `connect_to`, else `host:port`.
+    pub fn address(&self) -> (String, u16) {
+        if let Some((host, port)) = self.connect_to.as_deref().and_then(|a| a.rsplit_once(':')) {
+            if let Ok(port) = port.parse() {
+                return (host.trim_start_matches('[').trim_end_matches(']').to_string(), port);
+            }
+        }
+        (self.host.clone(), self.port)
+    }
+}
+
+/// How a TLS client checks the server's certificate.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verify {
+    /// Any certificate, the handshake's signatures still verified: our own subjects, which make
+    /// a fresh self-signed one at each start, and `--insecure`.
+    #[default]
+    Any,
+    /// Against the system's roots (`/etc/ssl/certs`) and the server's name.
+    System,
+    /// Against the CA certificates of this PEM file (`--cacert`) and the server's name.
+    Ca(std::path::PathBuf),
 }
 
 /// A load's stop condition and plan are the scenario's (`Scenario::plan`).
@@ -675,7 +710,7 @@ impl Ctx<'_> {
             let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
             return self.failed(s, e);
         };
-        let target = Target { host: "127.0.0.1".into(), port, tls: s.tls };
+        let target = Target { host: "127.0.0.1".into(), port, tls: s.tls, ..Target::default() };
         if let Err(e) = self.executor.verify(s, &target) {
             return self.failed(s, format!("verification failed: {e}"));
         }

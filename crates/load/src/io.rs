@@ -15,9 +15,8 @@ pub async fn connect(
     target: &wirebench_core::runner::Target,
     counters: &Rc<Counters>,
 ) -> Result<Counted<tokio::net::TcpStream>, crate::error::LoadError> {
-    let tcp = tokio::net::TcpStream::connect((target.host.as_str(), target.port))
-        .await
-        .map_err(crate::error::LoadError::Connect)?;
+    let (host, port) = target.address();
+    let tcp = tokio::net::TcpStream::connect((host.as_str(), port)).await.map_err(crate::error::LoadError::Connect)?;
     tcp.set_nodelay(true).map_err(crate::error::LoadError::Connect)?;
     Ok(Counted::new(tcp, counters.clone()))
 }

@@ -322,14 +322,14 @@ fn one_at_a_time(driver: &str) -> bool {
 
 fn target(tls: bool) -> Target {
     let (plain, secure) = *servers();
-    Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls }
+    Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls, ..Target::default() }
 }
 
 /// Where `driver` finds the test routes: HTTP/3 on the QUIC server's UDP port (encrypted
 /// whatever `tls` says), every other driver on the TCP server.
 fn target_of(driver: &str, tls: bool) -> Target {
     match driver {
-        "http3" => Target { host: "127.0.0.1".into(), port: h3_server(), tls },
+        "http3" => Target { host: "127.0.0.1".into(), port: h3_server(), tls, ..Target::default() },
         _ => target(tls),
     }
 }
@@ -697,7 +697,7 @@ fn http1_refuses_multiplexing_and_closed_ports_fail_cleanly() {
     assert!(e.starts_with("http1 carries one request at a time"), "{e}");
 
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let t = Target { host: "127.0.0.1".into(), port: closed, tls: false };
+    let t = Target { host: "127.0.0.1".into(), port: closed, tls: false, ..Target::default() };
     let e = LoadEngine { threads: 1 }.verify(&s, &t).unwrap_err();
     assert!(e.starts_with("cannot connect"), "{e}");
 }
@@ -706,7 +706,8 @@ fn http1_refuses_multiplexing_and_closed_ports_fail_cleanly() {
 fn http3_to_a_silent_udp_port_fails_with_one_line_after_its_handshake_deadline() {
     // A bound socket that never answers: what a TCP-only server's port number looks like to QUIC.
     let silent = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
-    let t = Target { host: "127.0.0.1".into(), port: silent.local_addr().unwrap().port(), tls: true };
+    let t =
+        Target { host: "127.0.0.1".into(), port: silent.local_addr().unwrap().port(), tls: true, ..Target::default() };
     let e = LoadEngine { threads: 1 }.verify(&scenario("http3", true, "/bytes/1"), &t).unwrap_err();
     assert!(e.starts_with("cannot connect: no QUIC handshake within 5 s"), "{e}");
     assert!(!e.contains('\n'), "{e}");

@@ -1,16 +1,22 @@
-//! Client TLS: rustls with the ring provider and ALPN. The subject's certificate is generated
-//! fresh at its start, so the chain is not checked (the instrument measures, it does not
-//! authenticate), but handshake signatures are verified so the TLS work is the real work.
+//! Client TLS: rustls with the ring provider and ALPN. How the server's certificate is checked
+//! is the target's (`Verify`): our own subjects make a fresh self-signed certificate at each
+//! start, so for them any certificate passes (the instrument measures, it does not
+//! authenticate) while the handshake's signatures are still verified, so the TLS work is the
+//! real work; a server of the user's is checked against the system's roots or a CA file and
+//! its name, unless they say `--insecure`.
 
+use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, SignatureScheme};
+use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
+use wirebench_core::runner::{Target, Verify};
 
 use crate::error::LoadError;
 
@@ -19,33 +25,109 @@ fn provider() -> Arc<CryptoProvider> {
     P.get_or_init(|| Arc::new(rustls::crypto::ring::default_provider())).clone()
 }
 
-/// A connector offering exactly `alpn` (e.g. `h2` or `http/1.1`).
-pub fn connector(alpn: &[u8]) -> TlsConnector {
-    TlsConnector::from(Arc::new(client_config(alpn, &[&rustls::version::TLS13, &rustls::version::TLS12])))
+/// TLS 1.3 and 1.2, as browsers and curl offer.
+pub const VERSIONS: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
+
+/// A configuration made, with what it was made for: ALPN, the number of TLS versions, the check.
+type Made = (Vec<u8>, usize, Verify, Arc<ClientConfig>);
+
+thread_local! {
+    /// Configurations made on this load thread: reading the system's roots takes milliseconds, a
+    /// connection must not pay it.
+    static CONFIGS: RefCell<Vec<Made>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A connector offering exactly `alpn` (e.g. `h2` or `http/1.1`), checking certificates as
+/// `verify` says.
+pub fn connector(alpn: &[u8], verify: &Verify) -> Result<TlsConnector, LoadError> {
+    Ok(TlsConnector::from(client_config(alpn, VERSIONS, verify)?))
 }
 
 /// The client configuration of every TLS driver: `alpn` only, the given TLS versions (QUIC
-/// takes TLS 1.3 alone), any certificate with verified handshake signatures.
-pub fn client_config(alpn: &[u8], versions: &[&'static rustls::SupportedProtocolVersion]) -> ClientConfig {
+/// takes TLS 1.3 alone), certificates checked as `verify` says.
+pub fn client_config(
+    alpn: &[u8],
+    versions: &[&'static rustls::SupportedProtocolVersion],
+    verify: &Verify,
+) -> Result<Arc<ClientConfig>, LoadError> {
+    let found = CONFIGS.with_borrow(|c| {
+        c.iter().find(|(a, v, w, _)| a == alpn && *v == versions.len() && w == verify).map(|x| x.3.clone())
+    });
+    if let Some(config) = found {
+        return Ok(config);
+    }
     let provider = provider();
-    let mut config = ClientConfig::builder_with_provider(provider.clone())
+    let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(versions)
-        .expect("ring supports TLS 1.2 and 1.3")
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-        .with_no_client_auth();
+        .expect("ring supports TLS 1.2 and 1.3");
+    let mut config = match verify {
+        Verify::Any => builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
+            .with_no_client_auth(),
+        Verify::System => builder.with_root_certificates(system_roots()?).with_no_client_auth(),
+        Verify::Ca(file) => builder.with_root_certificates(roots_of(file)?).with_no_client_auth(),
+    };
     config.alpn_protocols = vec![alpn.to_vec()];
-    config
+    let config = Arc::new(config);
+    CONFIGS.with_borrow_mut(|c| c.push((alpn.to_vec(), versions.len(), verify.clone(), config.clone())));
+    Ok(config)
 }
 
-/// Handshakes over `io` and checks the server agreed to `alpn`.
+/// The system's trusted roots (`/etc/ssl/certs` on Debian), read once per process.
+fn system_roots() -> Result<RootCertStore, LoadError> {
+    static ROOTS: OnceLock<Result<RootCertStore, String>> = OnceLock::new();
+    ROOTS
+        .get_or_init(|| {
+            let found = rustls_native_certs::load_native_certs();
+            let mut roots = RootCertStore::empty();
+            let (added, _) = roots.add_parsable_certificates(found.certs);
+            if added == 0 {
+                let why = found.errors.first().map_or("none found".to_string(), |e| e.to_string());
+                return Err(format!(
+                    "no trusted root certificates on this system ({why}): give --cacert FILE or --insecure"
+                ));
+            }
+            Ok(roots)
+        })
+        .clone()
+        .map_err(LoadError::Tls)
+}
+
+/// The CA certificates of a PEM file.
+fn roots_of(file: &std::path::Path) -> Result<RootCertStore, LoadError> {
+    let shown = file.display();
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(file)
+        .map_err(|e| LoadError::Tls(format!("CA file {shown}: {e}")))?
+        .collect::<Result<_, _>>()
+        .map_err(|e| LoadError::Tls(format!("CA file {shown}: {e}")))?;
+    let mut roots = RootCertStore::empty();
+    let (added, _) = roots.add_parsable_certificates(certs);
+    if added == 0 {
+        return Err(LoadError::Tls(format!("CA file {shown}: no certificate in it")));
+    }
+    Ok(roots)
+}
+
+/// The name the TLS handshake sends and checks: the target's host name, or its address when it
+/// is one. For our own subjects on a loopback address (any certificate) it stays `localhost`,
+/// the name their certificates carry.
+pub fn server_name(target: &Target) -> Result<ServerName<'static>, LoadError> {
+    if target.verify == Verify::Any && target.host.parse::<std::net::IpAddr>().is_ok() {
+        return Ok(ServerName::try_from("localhost").expect("valid name"));
+    }
+    ServerName::try_from(target.host.clone())
+        .map_err(|e| LoadError::Tls(format!("`{}` as a server name: {e}", target.host)))
+}
+
+/// Handshakes over `io` with `target`'s server name and checks the server agreed to `alpn`.
 pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
-    connector: &TlsConnector,
+    target: &Target,
     io: S,
     alpn: &[u8],
 ) -> Result<TlsStream<S>, LoadError> {
-    let name = ServerName::try_from("localhost").expect("valid name");
-    let tls = connector.connect(name, io).await.map_err(|e| LoadError::Tls(e.to_string()))?;
+    let connector = connector(alpn, &target.verify)?;
+    let tls = connector.connect(server_name(target)?, io).await.map_err(|e| LoadError::Tls(e.to_string()))?;
     let agreed = tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
     if agreed.as_deref() != Some(alpn) {
         return Err(LoadError::Tls(format!(

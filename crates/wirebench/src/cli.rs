@@ -214,7 +214,8 @@ pub struct WorkerArgs {
 
 #[derive(Debug, Args)]
 pub struct LoadArgs {
-    /// http://host:port/path or https://host:port/path, ws://, wss:// or mqtt://host:port (loopback only).
+    /// http://host:port/path or https://host:port/path, ws://, wss:// or mqtt://host:port
+    /// (loopback only, unless --allow-remote).
     pub url: String,
     /// Load driver (see `wirebench list`).
     #[arg(long, default_value = "http1")]
@@ -237,8 +238,30 @@ pub struct LoadArgs {
     #[arg(long, default_value = "GET")]
     pub method: String,
     /// Request body of this many bytes.
-    #[arg(long, conflicts_with = "body_file")]
+    #[arg(long, conflicts_with_all = ["body_file", "body"])]
     pub body_bytes: Option<usize>,
+    /// Request body, this text.
+    #[arg(long, conflicts_with = "body_file")]
+    pub body: Option<String>,
+    /// A request header, `Name: value` (curl's -H). Repeatable.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+    /// Accept any server certificate (curl's -k); the handshake's signatures are still checked.
+    /// Without it a TLS server's certificate is verified against the system's roots (or
+    /// --cacert) and the URL's host name.
+    #[arg(short = 'k', long, conflicts_with = "cacert")]
+    pub insecure: bool,
+    /// Verify the server's certificate against the CA certificates of this PEM file.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Connect to ADDR for HOST:PORT, keeping the URL's name for TLS and the Host header (curl's
+    /// --resolve: `HOST:PORT:ADDR`).
+    #[arg(long, value_name = "HOST:PORT:ADDR", conflicts_with = "connect_to")]
+    pub resolve: Option<String>,
+    /// Connect to HOST2:PORT2 for HOST:PORT, keeping the URL's name (curl's --connect-to:
+    /// `HOST:PORT:HOST2:PORT2`).
+    #[arg(long, value_name = "HOST:PORT:HOST2:PORT2")]
+    pub connect_to: Option<String>,
     /// Request body from a file (for gRPC: one protobuf message, which the driver frames).
     #[arg(long)]
     pub body_file: Option<String>,
@@ -257,7 +280,7 @@ pub struct LoadArgs {
     pub threads: Option<usize>,
     /// Run this thread group of --suite instead of one request: the URL is the service's base
     /// (http://host:port), -n counts iterations, and each step is reported.
-    #[arg(long, value_name = "GROUP", requires = "suite", conflicts_with_all = ["method", "body_bytes", "body_file"])]
+    #[arg(long, value_name = "GROUP", requires = "suite", conflicts_with_all = ["method", "body_bytes", "body_file", "body"])]
     pub group: Option<String>,
     /// The suite that defines --group (a name in --suites-dir or a path).
     #[arg(long, requires = "group")]

@@ -7,7 +7,7 @@ use anyhow::{bail, Context};
 
 use crate::cli::LoadArgs;
 use wirebench_core::machine;
-use wirebench_core::runner::{Executor, Stop, Target};
+use wirebench_core::runner::{Executor, Stop, Target, Verify};
 use wirebench_core::share::WorkerShare;
 use wirebench_core::suite::{self, Dialect, Expect, Knob, Scenario, Script, Suite};
 use wirebench_load::{DriverInfo, LoadEngine};
@@ -17,7 +17,18 @@ const DEFAULT_REQUESTS: u64 = 10_000;
 
 pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let driver = wirebench_load::driver_info(&args.driver)?;
-    let (target, path) = parse_url(&args.url, driver, args.allow_remote)?;
+    let (mut target, path) = parse_url(&args.url, driver)?;
+    target.connect_to = connect_to(args.resolve.as_deref(), args.connect_to.as_deref(), &target)?;
+    target.verify = match (&args.cacert, args.insecure) {
+        (Some(file), _) => Verify::Ca(file.clone()),
+        (None, true) => Verify::Any,
+        (None, false) => Verify::System,
+    };
+    let (address, _) = target.address();
+    let loopback = address == "localhost" || address.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    if !loopback && !args.allow_remote {
+        bail!("`{address}` is not a loopback address: wirebench loads this machine unless --allow-remote");
+    }
     let mut scenario = scenario_of(args, driver, &target, path)?;
     // A worker takes its share of the connections, requests and rate (`--worker i/N`).
     let share = args.worker.unwrap_or(WorkerShare { index: 0, count: 1 });
@@ -94,11 +105,11 @@ fn scenario_of(args: &LoadArgs, driver: &DriverInfo, target: &Target, path: Stri
         ramp_up_s: args.ramp_up,
         script: None,
         body_bytes: args.body_bytes,
-        body: None,
+        body: args.body.clone(),
         body_file: args.body_file.clone(),
         params,
         payload_bytes: None,
-        headers: BTreeMap::new(),
+        headers: parse_headers(&args.headers)?,
         connections: args.connections,
         streams: args.streams,
         requests: match (args.requests, args.duration) {
@@ -284,9 +295,59 @@ fn parse_params(pairs: &[String]) -> anyhow::Result<BTreeMap<String, serde_json:
         .collect()
 }
 
+/// `-H 'Name: value'` headers, as curl takes them.
+fn parse_headers(headers: &[String]) -> anyhow::Result<BTreeMap<String, String>> {
+    headers
+        .iter()
+        .map(|h| {
+            let (name, value) = h.split_once(':').with_context(|| format!("-H `{h}`: expected `Name: value`"))?;
+            let name = name.trim();
+            if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)) {
+                bail!("-H `{h}`: `{name}` is not a header name");
+            }
+            Ok((name.to_string(), value.trim().to_string()))
+        })
+        .collect()
+}
+
+/// Where `--resolve` or `--connect-to` send the URL's `host:port`, as `ADDR:PORT`; an option
+/// that names another host or port is an error (curl would ignore it silently).
+fn connect_to(resolve: Option<&str>, connect_to: Option<&str>, target: &Target) -> anyhow::Result<Option<String>> {
+    let (flag, text) = match (resolve, connect_to) {
+        (Some(r), _) => ("--resolve", r),
+        (None, Some(c)) => ("--connect-to", c),
+        (None, None) => return Ok(None),
+    };
+    // An IPv6 address in brackets may hold colons: split on the colons outside brackets.
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ':' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    let (host, port, to) = match (flag, parts.as_slice()) {
+        ("--resolve", [host, port, addr]) => (*host, *port, format!("{addr}:{port}")),
+        ("--connect-to", [host, port, host2, port2]) => (*host, *port, format!("{host2}:{port2}")),
+        _ if flag == "--resolve" => bail!("--resolve `{text}`: expected HOST:PORT:ADDR"),
+        _ => bail!("--connect-to `{text}`: expected HOST:PORT:HOST2:PORT2"),
+    };
+    if host != target.host || port.parse::<u16>().ok() != Some(target.port) {
+        bail!("{flag} `{text}` names {host}:{port}, not the URL's {}:{}", target.host, target.port);
+    }
+    Ok(Some(to))
+}
+
 /// Splits `<scheme>://host:port/path`, the scheme one the driver accepts (`http`/`https`,
-/// `ws`/`wss`, `mqtt`: the registry's); only loopback hosts are accepted unless `remote`.
-fn parse_url(url: &str, driver: &DriverInfo, remote: bool) -> anyhow::Result<(Target, String)> {
+/// `ws`/`wss`, `mqtt`: the registry's).
+fn parse_url(url: &str, driver: &DriverInfo) -> anyhow::Result<(Target, String)> {
     let Some((scheme, rest)) = url.split_once("://") else {
         bail!(
             "`{url}`: expected <scheme>://host:port[/path] with one of {}",
@@ -300,12 +361,8 @@ fn parse_url(url: &str, driver: &DriverInfo, remote: bool) -> anyhow::Result<(Ta
     let (host, port) = authority.rsplit_once(':').with_context(|| format!("`{url}`: the URL needs a port"))?;
     let port: u16 = port.parse().with_context(|| format!("`{url}`: bad port `{port}`"))?;
     let host = host.trim_start_matches('[').trim_end_matches(']');
-    let loopback = host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if !loopback && !remote {
-        bail!("`{host}` is not a loopback address: wirebench loads this machine unless --allow-remote");
-    }
     let path = if path.is_empty() { "/".to_string() } else { path.to_string() };
-    Ok((Target { host: host.to_string(), port, tls }, path))
+    Ok((Target { host: host.to_string(), port, tls, ..Target::default() }, path))
 }
 
 /// `http://`, `https://` ... for a message.
@@ -315,7 +372,7 @@ fn scheme_names(schemes: &[(&str, bool)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_params, parse_url as parse};
+    use super::{connect_to, parse_headers, parse_params, parse_url as parse, Target};
     use wirebench_load::driver_info;
 
     #[test]
@@ -328,25 +385,40 @@ mod tests {
     }
 
     #[test]
-    fn urls_parse_by_the_drivers_schemes_and_only_loopback_is_allowed() {
-        let parse_url = |url: &str, d| parse(url, d, false);
-        let remote = parse("http://wirebench-subject:8080/payload/1024", driver_info("http1").unwrap(), true).unwrap();
-        assert_eq!((remote.0.host.as_str(), remote.0.port), ("wirebench-subject", 8080), "with --allow-remote");
+    fn urls_parse_by_the_drivers_schemes() {
+        let remote = parse("http://wirebench-subject:8080/payload/1024", driver_info("http1").unwrap()).unwrap();
+        assert_eq!((remote.0.host.as_str(), remote.0.port), ("wirebench-subject", 8080));
         let http1 = driver_info("http1").unwrap();
-        let (t, p) = parse_url("https://127.0.0.1:8443/payload/1024", http1).unwrap();
+        let (t, p) = parse("https://127.0.0.1:8443/payload/1024", http1).unwrap();
         assert_eq!((t.host.as_str(), t.port, t.tls, p.as_str()), ("127.0.0.1", 8443, true, "/payload/1024"));
-        assert_eq!(parse_url("http://localhost:80", http1).unwrap().1, "/");
+        assert_eq!(parse("http://localhost:80", http1).unwrap().1, "/");
         let ws = driver_info("websocket").unwrap();
-        assert!(
-            parse_url("wss://127.0.0.1:1/ws", ws).unwrap().0.tls && !parse_url("ws://[::1]:1/ws", ws).unwrap().0.tls
-        );
-        assert!(!parse_url("mqtt://127.0.0.1:1883", driver_info("mqtt").unwrap()).unwrap().0.tls);
-        let err = parse_url("ws://127.0.0.1:1/ws", http1).unwrap_err().to_string();
+        assert!(parse("wss://127.0.0.1:1/ws", ws).unwrap().0.tls && !parse("ws://[::1]:1/ws", ws).unwrap().0.tls);
+        assert!(!parse("mqtt://127.0.0.1:1883", driver_info("mqtt").unwrap()).unwrap().0.tls);
+        let err = parse("ws://127.0.0.1:1/ws", http1).unwrap_err().to_string();
         assert_eq!(err, "`ws://127.0.0.1:1/ws`: the http1 driver takes http://, https:// URLs");
-        let err = parse_url("http://127.0.0.1:1/", driver_info("http3").unwrap()).unwrap_err().to_string();
+        let err = parse("http://127.0.0.1:1/", driver_info("http3").unwrap()).unwrap_err().to_string();
         assert!(err.contains("the http3 driver takes https:// URLs"), "{err}");
-        for bad in ["ftp://x", "x", "http://127.0.0.1/x", "http://127.0.0.1:x/", "http://10.0.0.1:80/"] {
-            assert!(parse_url(bad, http1).is_err(), "{bad}");
+        for bad in ["ftp://x", "x", "http://127.0.0.1/x", "http://127.0.0.1:x/"] {
+            assert!(parse(bad, http1).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn headers_are_curls_and_resolve_keeps_the_name_while_it_moves_the_address() {
+        let h = parse_headers(&["X-Token: t".into(), "Accept:application/json".into()]).unwrap();
+        assert_eq!((h["X-Token"].as_str(), h["Accept"].as_str()), ("t", "application/json"));
+        for bad in ["no colon", ": empty", "Bad Name: x"] {
+            assert!(parse_headers(&[bad.into()]).is_err(), "{bad}");
+        }
+        let (t, _) = parse("https://site-a.test:8443/", driver_info("http1").unwrap()).unwrap();
+        let to = connect_to(Some("site-a.test:8443:127.0.0.1"), None, &t).unwrap();
+        let moved = Target { connect_to: to, ..t.clone() };
+        assert_eq!((moved.address(), moved.host.as_str()), (("127.0.0.1".to_string(), 8443), "site-a.test"));
+        let to = connect_to(None, Some("site-a.test:8443:[::1]:9443"), &t).unwrap();
+        assert_eq!(Target { connect_to: to, ..t.clone() }.address(), ("::1".to_string(), 9443));
+        let err = connect_to(Some("other.test:8443:127.0.0.1"), None, &t).unwrap_err().to_string();
+        assert_eq!(err, "--resolve `other.test:8443:127.0.0.1` names other.test:8443, not the URL's site-a.test:8443");
+        assert!(connect_to(Some("site-a.test:127.0.0.1"), None, &t).is_err());
     }
 }

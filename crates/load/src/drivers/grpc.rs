@@ -37,12 +37,10 @@ const WINDOW: u32 = (1 << 30) - 1;
 /// The most messages one call may send (a typo's guard, not a protocol limit).
 const MAX_MESSAGES: u64 = 1_000_000;
 
-pub struct Grpc {
-    tls: tokio_rustls::TlsConnector,
-}
+pub struct Grpc;
 
 pub fn new() -> Box<dyn Driver> {
-    Box::new(Grpc { tls: tls::connector(ALPN) })
+    Box::new(Grpc)
 }
 
 /// The four call shapes of gRPC.
@@ -111,7 +109,7 @@ impl Driver for Grpc {
             _ => message.clone(),
         };
         let head = Rc::new(Head::of(&grpc_request(request), target)?);
-        let send = open(&self.tls, target, counters).await?;
+        let send = open(target, counters).await?;
         Ok((0..streams)
             .map(|_| {
                 Box::new(GrpcCall {
@@ -300,15 +298,10 @@ async fn read_until(recv: &mut RecvStream, got: &mut Deframer, messages: u64) ->
 }
 
 /// Opens one HTTP/2 connection to `target`: h2c with prior knowledge, or TLS with ALPN h2.
-/// `tls` is a connector made with ALPN `h2` (see `new`).
-async fn open(
-    tls: &tokio_rustls::TlsConnector,
-    target: &Target,
-    counters: &Rc<Counters>,
-) -> Result<SendRequest<bytes::Bytes>, LoadError> {
+async fn open(target: &Target, counters: &Rc<Counters>) -> Result<SendRequest<bytes::Bytes>, LoadError> {
     let io = crate::io::connect(target, counters).await?;
     if target.tls {
-        handshake(tls::handshake(tls, io, ALPN).await?).await
+        handshake(tls::handshake(target, io, ALPN).await?).await
     } else {
         handshake(io).await
     }

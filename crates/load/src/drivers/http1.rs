@@ -22,18 +22,17 @@ const BUFFER: usize = 64 * 1024;
 const MAX_HEADERS: usize = 64;
 
 pub struct Http1 {
-    tls: tokio_rustls::TlsConnector,
     /// Read bodies as Server-Sent Events (the `sse` driver).
     events: bool,
 }
 
 pub fn new() -> Box<dyn Driver> {
-    Box::new(Http1 { tls: tls::connector(ALPN), events: false })
+    Box::new(Http1 { events: false })
 }
 
 /// HTTP/1.1 whose answers are event streams: see `super::sse`.
 pub(crate) fn with_events() -> Box<dyn Driver> {
-    Box::new(Http1 { tls: tls::connector(ALPN), events: true })
+    Box::new(Http1 { events: true })
 }
 
 #[async_trait(?Send)]
@@ -55,7 +54,7 @@ impl Driver for Http1 {
             serialize(request)
         };
         Ok(vec![if target.tls {
-            Box::new(H1 { events: self.events, ..H1::new(tls::handshake(&self.tls, io, ALPN).await?, wire) })
+            Box::new(H1 { events: self.events, ..H1::new(tls::handshake(target, io, ALPN).await?, wire) })
         } else {
             Box::new(H1 { events: self.events, ..H1::new(io, wire) })
         }])

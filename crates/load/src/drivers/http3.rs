@@ -31,14 +31,18 @@ const WINDOW: u32 = (1 << 30) - 1;
 
 type SendRequest = h3::client::SendRequest<h3_quinn::OpenStreams, Bytes>;
 
-pub struct Http3 {
-    config: quinn::ClientConfig,
-}
+pub struct Http3;
 
 pub fn new() -> Box<dyn Driver> {
-    let crypto = tls::client_config(ALPN, &[&rustls::version::TLS13]);
+    Box::new(Http3)
+}
+
+/// The QUIC client configuration for `target`'s certificate check (rustls's is cached per
+/// thread by `tls::client_config`).
+fn config(target: &Target) -> Result<quinn::ClientConfig, LoadError> {
+    let crypto = tls::client_config(ALPN, &[&rustls::version::TLS13], &target.verify)?;
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(crypto)
-        .expect("a TLS 1.3 configuration with ring's suites suits QUIC");
+        .map_err(|e| LoadError::Tls(format!("a TLS 1.3 configuration for QUIC: {e}")))?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));
     let mut transport = quinn::TransportConfig::default();
     transport
@@ -48,7 +52,7 @@ pub fn new() -> Box<dyn Driver> {
         // Loads pause between warm-up and measurement; keep idle connections open across it.
         .keep_alive_interval(Some(Duration::from_secs(2)));
     config.transport_config(Arc::new(transport));
-    Box::new(Http3 { config })
+    Ok(config)
 }
 
 #[async_trait(?Send)]
@@ -62,8 +66,12 @@ impl Driver for Http3 {
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
         let addr = resolve(target).await?;
         let endpoint = endpoint(addr).map_err(LoadError::Connect)?;
+        let name = match tls::server_name(target)? {
+            rustls::pki_types::ServerName::DnsName(d) => d.as_ref().to_string(),
+            other => other.to_str().into_owned(),
+        };
         let connecting = endpoint
-            .connect_with(self.config.clone(), addr, "localhost")
+            .connect_with(config(target)?, addr, &name)
             .map_err(|e| LoadError::Protocol(format!("QUIC: {e}")))?;
         // No UDP error tells a client that nothing listens (ICMP is not reported to an
         // unconnected socket), so the handshake has a deadline of its own.
@@ -120,11 +128,9 @@ fn endpoint(peer: SocketAddr) -> std::io::Result<quinn::Endpoint> {
 }
 
 async fn resolve(target: &Target) -> Result<SocketAddr, LoadError> {
-    tokio::net::lookup_host((target.host.as_str(), target.port))
-        .await
-        .map_err(LoadError::Connect)?
-        .next()
-        .ok_or_else(|| LoadError::Connect(std::io::Error::other(format!("`{}` has no address", target.host))))
+    let (host, port) = target.address();
+    let found = tokio::net::lookup_host((host.as_str(), port)).await.map_err(LoadError::Connect)?.next();
+    found.ok_or_else(|| LoadError::Connect(std::io::Error::other(format!("`{host}` has no address"))))
 }
 
 fn quic_error(e: &quinn::ConnectionError) -> LoadError {

@@ -49,7 +49,8 @@ fn every_call_mode_answers_over_h2c_and_tls_and_bad_input_gets_its_status() {
     let _server =
         common::start(BIN, &["--port", &plain.to_string(), "--tls-port", &secure.to_string(), "--workers", "1"], plain);
     for tls in [false, true] {
-        let target = Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls };
+        let target =
+            Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls, ..Target::default() };
         let verify = |s: &Scenario| LoadEngine { threads: 1 }.verify(s, &target);
 
         let mut unary = call("Unary", "unary-1kb.binpb", "{}", tls);
@@ -114,7 +115,7 @@ fn reflection_lists_the_payloads_service() {
         body: list.encode_to_vec().into(),
         params: [("call".to_string(), serde_json::json!("bidi"))].into(),
     });
-    let target = Target { host: "127.0.0.1".into(), port, tls: false };
+    let target = Target { host: "127.0.0.1".into(), port, tls: false, ..Target::default() };
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let reply = tokio::task::LocalSet::new().block_on(&rt, async {
         let counters = std::rc::Rc::new(wirebench_load::io::Counters::default());
@@ -145,7 +146,7 @@ fn the_largest_payload_goes_both_ways_and_a_larger_message_is_resource_exhausted
     use protocols_rust::routes::PAYLOAD_MAX;
     let plain = common::free_port();
     let _server = common::start(BIN, &["--port", &plain.to_string(), "--workers", "1"], plain);
-    let target = Target { host: "127.0.0.1".into(), port: plain, tls: false };
+    let target = Target { host: "127.0.0.1".into(), port: plain, tls: false, ..Target::default() };
     let dir = tempfile::tempdir().unwrap();
     let file = |name: &str, bytes: &[u8]| {
         let path = dir.path().join(name);

@@ -35,7 +35,7 @@ async fn fetch(driver: &str, port: u16, method: &str, path: &str, body_bytes: us
          body_bytes = {body_bytes}\nconnections = 1\nrequests = 1"
     );
     let s: Scenario = toml::from_str(&text).unwrap();
-    let target = Target { host: "127.0.0.1".into(), port, tls: true };
+    let target = Target { host: "127.0.0.1".into(), port, tls: true, ..Target::default() };
     let request = Rc::new(wirebench_load::request_of(&s, &target).map_err(|e| e.to_string())?);
     let driver = wirebench_load::driver(driver).map_err(|e| e.to_string())?();
     let counters = Rc::new(Counters::default());
@@ -82,7 +82,7 @@ fn every_endpoint_answers_over_h3_as_over_h2_with_tls_bad_input_included() {
 
 /// A raw QUIC connection offering h3, for writing frames by hand.
 async fn raw_connection(port: u16) -> quinn::Connection {
-    let crypto = wirebench_load::tls::client_config(b"h3", &[&rustls::version::TLS13]);
+    let crypto = wirebench_load::tls::client_config(b"h3", &[&rustls::version::TLS13], &Default::default()).unwrap();
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(crypto).unwrap();
     let endpoint = quinn::Endpoint::client(SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
     let config = quinn::ClientConfig::new(Arc::new(crypto));

@@ -39,7 +39,7 @@ fn round_trip(size: usize, qos: u8) -> Scenario {
 }
 
 fn target(port: u16) -> Target {
-    Target { host: "127.0.0.1".into(), port, tls: false }
+    Target { host: "127.0.0.1".into(), port, tls: false, ..Target::default() }
 }
 
 /// Encodes one packet.

@@ -116,7 +116,8 @@ fn requests_and_pushes_answer_over_ws_and_wss_and_bad_frames_get_their_close_cod
         common::start(BIN, &["--port", &plain.to_string(), "--tls-port", &secure.to_string(), "--workers", "1"], plain);
     let addr = SocketAddr::from(([127, 0, 0, 1], plain));
     let good = |tls: bool| {
-        let target = Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls };
+        let target =
+            Target { host: "127.0.0.1".into(), port: if tls { secure } else { plain }, tls, ..Target::default() };
         for s in
             [exchange("1024", 1, 1024, tls), exchange("1048576", 1, 1 << 20, tls), exchange("push 100 7", 7, 100, tls)]
         {

@@ -369,7 +369,7 @@ pub(super) mod tests {
     }
 
     pub(crate) fn target() -> Target {
-        Target { host: "127.0.0.1".into(), port: 8080, tls: false }
+        Target { host: "127.0.0.1".into(), port: 8080, tls: false, ..Target::default() }
     }
 
     fn fields(decoder: &mut loona_hpack::Decoder<'static>, block: &[u8]) -> Vec<(String, String)> {

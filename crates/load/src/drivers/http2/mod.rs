@@ -42,12 +42,10 @@ use wirebench_core::runner::Target;
 
 const ALPN: &[u8] = b"h2";
 
-pub struct Http2 {
-    tls: tokio_rustls::TlsConnector,
-}
+pub struct Http2;
 
 pub fn new() -> Box<dyn Driver> {
-    Box::new(Http2 { tls: tls::connector(ALPN) })
+    Box::new(Http2)
 }
 
 #[async_trait(?Send)]
@@ -62,7 +60,7 @@ impl Driver for Http2 {
         let blocks = HeaderBlocks::of(request, target)?;
         let io = crate::io::connect(target, counters).await?;
         let shared = if target.tls {
-            start(tls::handshake(&self.tls, io, ALPN).await?, blocks, streams as usize)
+            start(tls::handshake(target, io, ALPN).await?, blocks, streams as usize)
         } else {
             start(io, blocks, streams as usize)
         };

@@ -1,0 +1,156 @@
+//! `wirebench load` against a server no one here wrote: nginx from Debian, with its own config
+//! written here. Two sites on one TLS port, each with a certificate of a CA made for the test and
+//! its own body: the name in the URL must reach its site (SNI and Host) and its certificate must
+//! verify against the CA, over HTTP/1.1 and HTTP/2; a location answers 403 unless a header is
+//! present. Needs nginx (`make setup` installs nginx-light).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+mod common;
+use common::{wait_for, wirebench};
+
+const SITE_A: &str = "site-a\n";
+const SITE_B: &str = "the other site\n";
+
+struct Nginx {
+    child: Child,
+    port: u16,
+    dir: tempfile::TempDir,
+}
+
+impl Drop for Nginx {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Nginx {
+    fn ca(&self) -> PathBuf {
+        self.dir.path().join("ca.pem")
+    }
+}
+
+/// A CA, and a certificate and key it signs for each of `names`, as PEM files in `dir`.
+fn certificates(dir: &Path, names: &[&str]) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name.push(rcgen::DnType::CommonName, "wirebench test CA");
+    let ca_key = KeyPair::generate().unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.self_signed(&ca_key).unwrap().pem()).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    for name in names {
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(vec![name.to_string()]).unwrap().signed_by(&key, &issuer).unwrap();
+        std::fs::write(dir.join(format!("{name}.pem")), cert.pem()).unwrap();
+        std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn start() -> Nginx {
+    let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].into_iter().find(|p| Path::new(p).exists());
+    let nginx = nginx.expect("nginx is not installed: run `make setup` (it installs nginx-light from Debian)");
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().display().to_string();
+    certificates(dir.path(), &["site-a.test", "site-b.test"]);
+    let port = free_port();
+    let site = |name: &str, body: &str, extra: &str| {
+        format!(
+            "server {{ listen 127.0.0.1:{port} ssl http2; server_name {name};
+               ssl_certificate {d}/{name}.pem; ssl_certificate_key {d}/{name}.key;
+               location / {{ default_type text/plain; return 200 '{body}'; }}
+               {extra} }}\n",
+            body = body.escape_default()
+        )
+    };
+    let conf = format!(
+        "daemon off; pid {d}/nginx.pid; error_log {d}/error.log;
+         events {{}}
+         http {{ access_log off;
+           client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fastcgi;
+           uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
+           {a} {b} }}\n",
+        a = site(
+            "site-a.test",
+            SITE_A,
+            "location /guarded { default_type text/plain; if ($http_x_token != 't') { return 403; } return 200 'token'; }"
+        ),
+        b = site("site-b.test", SITE_B, ""),
+    );
+    std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
+    let child = Command::new(nginx)
+        .args(["-p", &d, "-c", &format!("{d}/nginx.conf"), "-e", &format!("{d}/error.log")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = Nginx { child, port, dir };
+    wait_for("nginx to listen", 30, || {
+        if let Ok(Some(status)) = server.child.try_wait() {
+            let log = std::fs::read_to_string(server.dir.path().join("error.log")).unwrap_or_default();
+            panic!("nginx exited ({status}): {log}");
+        }
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    server
+}
+
+/// `wirebench load https://NAME:PORT/PATH` reaching 127.0.0.1 by `--resolve`, with `extra`.
+fn load(server: &Nginx, name: &str, path: &str, extra: &[&str]) -> Output {
+    let port = server.port;
+    let url = format!("https://{name}:{port}{path}");
+    let resolve = format!("{name}:{port}:127.0.0.1");
+    let mut args = vec!["load", url.as_str(), "--resolve", resolve.as_str(), "-c", "2", "-n", "40", "--json"];
+    args.extend_from_slice(extra);
+    wirebench(&args)
+}
+
+fn ok(out: &Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((r["requests"].as_u64(), r["errors"].as_u64()), (Some(40), Some(0)), "{r}");
+    r
+}
+
+fn one_line_error(out: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr}");
+    stderr
+}
+
+#[test]
+fn each_name_reaches_its_own_site_with_its_certificate_verified_over_h1_and_h2() {
+    let server = start();
+    let ca = server.ca().display().to_string();
+    // Each site's body has its own length: an answer from the other site is an error.
+    let (a, b) = (SITE_A.len().to_string(), SITE_B.len().to_string());
+    for driver in ["http1", "http2"] {
+        ok(&load(&server, "site-a.test", "/", &["--driver", driver, "--cacert", &ca, "--expect-bytes", &a]));
+        ok(&load(&server, "site-b.test", "/", &["--driver", driver, "--cacert", &ca, "--expect-bytes", &b]));
+    }
+    // The system's roots do not know the test's CA: refused, in one line, unless told otherwise.
+    let refused = one_line_error(&load(&server, "site-a.test", "/", &[]));
+    assert!(refused.contains("UnknownIssuer") || refused.contains("certificate"), "{refused}");
+    ok(&load(&server, "site-a.test", "/", &["--insecure", "--expect-bytes", &a]));
+    // A name no site has gets nginx's first site and its certificate, made for another name:
+    // refused, even with the CA.
+    let mismatch = one_line_error(&load(&server, "site-c.test", "/", &["--cacert", &ca]));
+    assert!(mismatch.contains("certificate not valid for name \"site-c.test\""), "{mismatch}");
+    // The header reaches nginx: 403 without it, 200 with it.
+    let denied = one_line_error(&load(&server, "site-a.test", "/guarded", &["--cacert", &ca]));
+    assert!(denied.contains("status 403, expected 200"), "{denied}");
+    ok(&load(
+        &server,
+        "site-a.test",
+        "/guarded",
+        &["--cacert", &ca, "-H", "X-Token: t", "--driver", "http2", "-m", "4"],
+    ));
+}
