@@ -17,7 +17,7 @@ use crate::schema::{
     CpuSets, Latency, LinkFacts, Measurement, Metrics, ObservedLoss, RoundOrder, Rounds, RunInfo, Sequential,
     SequentialRound, SequentialStop, Status, StepMetrics, SCHEMA_VERSION,
 };
-use crate::suite::{HarnessSpec, Placeholders, Profile, Scenario, SubjectSpec, Suite, UntilDecided};
+use crate::suite::{HarnessSpec, Origin, Placeholders, Profile, Scenario, SubjectSpec, Suite, UntilDecided};
 use crate::supervisor::{Launcher, RunningSubject};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -706,11 +706,17 @@ impl Ctx<'_> {
             Ok(g) => g,
             Err(e) => return self.failed(s, format!("cannot enter the link's client namespace: {e}")),
         };
-        let Some(port) = server.port(s.port_name()) else {
-            let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
-            return self.failed(s, e);
+        let spec = &self.suite.subjects[&s.subject];
+        let target = match &spec.url {
+            Some(_) => url_target(spec, &self.opts.root),
+            None => {
+                let Some(port) = server.port(s.port_name()) else {
+                    let e = format!("subject `{}` has no `{}` port", s.subject, s.port_name());
+                    return self.failed(s, e);
+                };
+                Target { host: "127.0.0.1".into(), port, tls: s.tls, ..Target::default() }
+            }
         };
-        let target = Target { host: "127.0.0.1".into(), port, tls: s.tls, ..Target::default() };
         if let Err(e) = self.executor.verify(s, &target) {
             return self.failed(s, format!("verification failed: {e}"));
         }
@@ -1173,6 +1179,10 @@ fn start_subject(
     launcher: &dyn Launcher,
 ) -> Result<Box<dyn RunningSubject>, String> {
     let spec = &suite.subjects[name];
+    if spec.url.is_some() {
+        // Already running, somewhere else: nothing to start, stop or sample.
+        return Ok(Box::new(Remote::default()));
+    }
     let mut placeholders = services.start(&spec.services, suite, launcher)?;
     // Absolute, since a subject may run from its own working directory.
     let dir = std::path::absolute(opts.out_dir.join(format!("subject-{name}"))).map_err(|e| e.to_string())?;
@@ -1185,6 +1195,33 @@ fn start_subject(
     placeholders.values.insert("root".into(), root.display().to_string());
     let spec = resolve(spec, &placeholders)?;
     launcher.start(name, &spec).map_err(|e| e.to_string())
+}
+
+/// A URL subject as the runner sees it: a server it did not start, so no process to sample.
+#[derive(Default)]
+struct Remote(BTreeMap<String, u16>);
+
+impl RunningSubject for Remote {
+    fn ports(&self) -> &BTreeMap<String, u16> {
+        &self.0
+    }
+    fn pid(&self) -> Option<u32> {
+        None
+    }
+    fn stop(&mut self) {}
+}
+
+/// Where a URL subject's load goes: its URL's name, port and scheme, the address `connect_to`
+/// gives, and its certificate checked against the system's roots, its `ca` (relative to the
+/// project root) or not at all (`insecure`).
+fn url_target(spec: &SubjectSpec, root: &std::path::Path) -> Target {
+    let origin = Origin::parse(spec.url.as_deref().unwrap_or_default()).expect("a checked subject's url parses");
+    let verify = match (&spec.ca, spec.insecure) {
+        (Some(file), _) => Verify::Ca(root.join(file)),
+        (None, true) => Verify::Any,
+        (None, false) => Verify::System,
+    };
+    Target { host: origin.host, port: origin.port, tls: origin.tls, connect_to: spec.connect_to.clone(), verify }
 }
 
 /// A subject's spec with its placeholders filled in (command, env, setup).

@@ -25,7 +25,7 @@ pub use groups::{GroupSpec, Script};
 pub use profile::{Profile, UntilDecided};
 pub use scenario::{Dialect, Knob, Plan, Scenario, Stop};
 pub use services::{FileSpec, Placeholders, Ready, ServiceSpec};
-pub use subject::{Build, HarnessSpec, Health, SubjectSpec};
+pub use subject::{Build, HarnessSpec, Health, Origin, SubjectSpec};
 
 use error::{location, one_line, WHERE_SUBJECTS};
 
@@ -265,7 +265,25 @@ impl Suite {
             if !ids.contains(&sc.driver.as_str()) {
                 return bad(key("driver"), format!("unknown driver `{}`; known: {}", sc.driver, ids.join(", ")));
             }
-            if sc.tls && sc.port.is_none() && !subject.ports.contains_key("tls") {
+            if let Some(url) = &subject.url {
+                // A server already running: its URL says the scheme and the port.
+                let origin = Origin::parse(url).expect("a checked subject's url parses");
+                if sc.tls != origin.tls {
+                    return bad(
+                        key("tls"),
+                        format!("is {}, but subject `{}` is {url}: its scheme says TLS or not", sc.tls, sc.subject),
+                    );
+                }
+                if sc.port.is_some() {
+                    return bad(key("port"), format!("subject `{}` is {url}: its port is the URL's", sc.subject));
+                }
+                if sc.net.is_some() {
+                    return bad(
+                        key("net"),
+                        format!("subject `{}` is {url}, a server the runner does not start behind a link", sc.subject),
+                    );
+                }
+            } else if sc.tls && sc.port.is_none() && !subject.ports.contains_key("tls") {
                 return bad(key("tls"), format!("subject `{}` has no port named `tls`", sc.subject));
             }
             if let Some(port) = &sc.port {

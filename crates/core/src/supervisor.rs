@@ -194,9 +194,10 @@ impl Launcher for Supervisor {
         })?;
         let mut subject =
             Process { who: format!("subject `{name}`"), child, ports, log_path, stopped: false, dir: None };
-        let port = subject.ports[&spec.health.port];
-        let check = format!("GET http://127.0.0.1:{port}{}", spec.health.path);
-        subject.wait_ready(spec.ready_timeout_s, check, || health_ok(port, &spec.health.path))?;
+        let health = spec.health.as_ref().expect("a checked subject the runner starts has a health check");
+        let port = subject.ports[&health.port];
+        let check = format!("GET http://127.0.0.1:{port}{}", health.path);
+        subject.wait_ready(spec.ready_timeout_s, check, || health_ok(port, &health.path))?;
         Ok(Box::new(subject))
     }
 
@@ -572,9 +573,13 @@ mod tests {
             host: None,
             fixed_ports: BTreeMap::new(),
             env: BTreeMap::new(),
-            health: Health { port: "plain".into(), path: "/health".into() },
+            health: Some(Health { port: "plain".into(), path: "/health".into() }),
             ready_timeout_s: 1.0,
             services: vec![],
+            url: None,
+            connect_to: None,
+            ca: None,
+            insecure: false,
         }
     }
 

@@ -369,7 +369,12 @@ impl Executor for Coordinator {
             scenario: s.clone(),
             groups: self.groups.clone(),
             plan: *plan,
-            target: Target { host: self.advertise.clone(), ..target.clone() },
+            // Our subjects listen on this machine, which workers elsewhere reach by its advertised
+            // name; a URL subject is already where its URL says.
+            target: match target.host.parse::<std::net::IpAddr>() {
+                Ok(ip) if ip.is_loopback() => Target { host: self.advertise.clone(), ..target.clone() },
+                _ => target.clone(),
+            },
         };
         let workers = self.hand_out(job)?;
         let (mut r, _) = merge::combine(workers).map_err(|e| e.to_string())?;

@@ -159,6 +159,21 @@ impl Report {
         if self.foreign.len() >= 2 {
             s.push(Block::Chart(foreign_chart(&self.foreign)));
         }
+        if let Ok(suite) = &self.suite {
+            let remote: Vec<String> =
+                suite.subjects.iter().filter_map(|(n, x)| x.url.as_ref().map(|u| format!("{n} ({u})"))).collect();
+            if !remote.is_empty() {
+                s.para(
+                    Para::Plain,
+                    format!(
+                        "Servers wirebench did not start: {}. Their side (CPU, memory) was not measured, so their rows \
+                         show none, and such a row is flagged instrument-bound only when our client used all of its \
+                         own CPUs. Every answer was still verified against its scenario's `expect` before any was timed.",
+                        remote.join(", ")
+                    ),
+                );
+            }
+        }
         if !self.run.links.is_empty() {
             s.para(Para::Plain, links_text(&self.run.links));
         }

@@ -25,7 +25,8 @@ pub fn list(args: &ListArgs) -> anyhow::Result<()> {
                 println!("  {:<12} {}", s.name, s.description);
                 for (name, subject) in &s.subjects {
                     let from = s.source_of(&format!("subjects.{name}"), &file);
-                    println!("    subject  {name} ({}): {}  [{from}]", subject.lang, subject.command.join(" "));
+                    let what = subject.url.clone().unwrap_or_else(|| subject.command.join(" "));
+                    println!("    subject  {name} ({}): {what}  [{from}]", subject.lang);
                 }
                 for (name, service) in &s.services {
                     let from = s.source_of(&format!("services.{name}"), &file);

@@ -154,3 +154,97 @@ fn each_name_reaches_its_own_site_with_its_certificate_verified_over_h1_and_h2()
         &["--cacert", &ca, "-H", "X-Token: t", "--driver", "http2", "-m", "4"],
     ));
 }
+
+/// A suite of a few lines whose subject is nginx's URL: the runner starts nothing, verifies and
+/// times the site by its name, judges its SLOs, and `--fail-on refuted` fails the run on the one
+/// set to fail. Without the CA the row fails on the certificate, saying so.
+#[test]
+fn a_url_subject_is_measured_judged_and_gated_like_ours() {
+    let server = start();
+    let port = server.port;
+    let suite = |ca: &str| {
+        format!(
+            r#"
+[subjects.site]
+url = "https://site-a.test:{port}"
+connect_to = "127.0.0.1:{port}"
+{ca}
+
+[[scenarios]]
+id = "home"
+subject = "site"
+driver = "http2"
+tls = true
+path = "/"
+connections = 2
+rate = 200.0
+duration_s = 0.5
+expect = {{ status = 200, body_bytes = {len} }}
+
+[[claims]]
+id = "home-p99"
+kind = "slo"
+text = "home answers within 10 s at p99"
+metric = "p99_us"
+numerator = "home"
+op = "<"
+threshold = 10000000.0
+
+[[claims]]
+id = "home-a-billion"
+kind = "slo"
+text = "home serves a billion requests per second"
+metric = "rps"
+numerator = "home"
+op = ">"
+threshold = 1000000000.0
+"#,
+            len = SITE_A.len()
+        )
+    };
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join("suites")).unwrap();
+    std::fs::copy(server.ca(), project.path().join("ca.pem")).unwrap();
+    let run = |text: &str, extra: &[&str]| {
+        std::fs::write(project.path().join("suites/api.toml"), text).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_wirebench"))
+            .args(["run", "api", "--no-build", "--profile", "quick", "--out"])
+            .arg(project.path().join("out"))
+            .args(extra)
+            .current_dir(project.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&suite("ca = \"ca.pem\""), &["--fail-on", "refuted"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{stderr}");
+    assert!(stderr.contains("--fail-on: 1 claim(s): home-a-billion (refuted)"), "{stderr}");
+    let html = String::from_utf8_lossy(&out.stdout).lines().last().unwrap().to_string();
+    let results = Path::new(&html).parent().unwrap().to_path_buf();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(results.join("measurements.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let ok: Vec<&serde_json::Value> = lines.iter().filter(|m| m["status"] == "ok").collect();
+    assert!(ok.len() >= 3, "{lines:?}");
+    for m in &ok {
+        assert_eq!(m["transport"], "h2+tls");
+        assert!(m["metrics"]["cpu_s"].is_null(), "a server we did not start is not sampled: {m}");
+        assert!(m["metrics"]["requests"].as_u64().unwrap() > 0);
+    }
+    let claims = std::fs::read_to_string(results.join("claims.csv")).unwrap();
+    assert!(claims.lines().any(|l| l.starts_with("home-p99,slo,") && l.contains(",confirmed,")), "{claims}");
+    let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
+    assert!(
+        summary.contains(&format!("Servers wirebench did not start: site (https://site-a.test:{port})")),
+        "{summary}"
+    );
+
+    // The system's roots do not know the test's CA: the row fails on the certificate.
+    let out = run(&suite(""), &[]);
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = String::from_utf8_lossy(&out.stdout).lines().last().unwrap().to_string();
+    let lines = std::fs::read_to_string(Path::new(&html).parent().unwrap().join("measurements.jsonl")).unwrap();
+    assert!(lines.contains("verification failed: TLS: invalid peer certificate"), "{lines}");
+}

@@ -8,14 +8,34 @@ use serde::{Deserialize, Serialize};
 
 use super::error::{Invalid, NO_LAB};
 
-/// A process to measure, described as data (TechEmpower's benchmark_config.json).
+/// A process to measure, described as data (TechEmpower's benchmark_config.json); or a server
+/// already running, named by its `url`, which the runner neither starts nor stops.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SubjectSpec {
-    /// Language the subject is written in; recorded with every measurement.
+    /// Language the subject is written in; recorded with every measurement (`unknown` when a
+    /// URL subject does not say).
+    #[serde(default = "unknown")]
     pub lang: String,
     /// argv of the subject, run directly (no shell) so it gets the runner's death signal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub command: Vec<String>,
+    /// A server the runner does not start: `https://api.example:8443`. Its host is the TLS server
+    /// name and the `Host` header; its certificate is verified against the system's roots unless
+    /// `ca` or `insecure` say otherwise. Its CPU and memory are not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Where to connect instead of the URL's `host:port` (`127.0.0.1:8443`; curl's
+    /// `--connect-to`): the name stays the URL's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_to: Option<String>,
+    /// A PEM file of CA certificates to verify the URL subject's certificate with (relative to
+    /// the project root).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca: Option<String>,
+    /// Accept any certificate from the URL subject (its handshake's signatures still checked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub insecure: bool,
     /// What builds it (`cargo build --release -p ...`), run by `wirebench build` and before a
     /// run; identical steps of several subjects run once.
     #[serde(default)]
@@ -28,6 +48,7 @@ pub struct SubjectSpec {
     #[serde(default)]
     pub workdir: Option<String>,
     /// Named ports and the flag that passes each: `{ plain = "--port", tls = "--tls-port" }`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub ports: BTreeMap<String, String>,
     /// The flag that sets the address it listens on (`--host`), passed only when workers on
     /// other machines load it (`wirebench run --workers N --advertise HOST`); it listens on
@@ -39,7 +60,9 @@ pub struct SubjectSpec {
     pub fixed_ports: BTreeMap<String, u16>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    pub health: Health,
+    /// How the runner knows a subject it started is ready (none for a URL subject).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub health: Option<Health>,
     #[serde(default = "default_ready_timeout")]
     pub ready_timeout_s: f64,
     /// Subjects whose build must run before its own, by id: a tool its `setup` runs that another
@@ -54,6 +77,52 @@ pub struct SubjectSpec {
 
 fn default_ready_timeout() -> f64 {
     30.0
+}
+
+fn unknown() -> String {
+    "unknown".into()
+}
+
+/// A URL subject's origin, split.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    pub tls: bool,
+    pub host: String,
+    pub port: u16,
+}
+
+impl Origin {
+    /// `http://host[:port]` or `https://host[:port]` (80 and 443 by default), nothing after the
+    /// authority but an optional `/`.
+    pub fn parse(url: &str) -> Result<Origin, String> {
+        let (tls, rest) = match url.split_once("://") {
+            Some(("http", rest)) => (false, rest),
+            Some(("https", rest)) => (true, rest),
+            _ => return Err(format!("`{url}`: expected http://host[:port] or https://host[:port]")),
+        };
+        let authority = rest.strip_suffix('/').unwrap_or(rest);
+        if authority.contains('/') || authority.contains('?') {
+            return Err(format!("`{url}`: give the origin only; each scenario's `path` says the rest"));
+        }
+        // `[::1]:8443`: the port is after the bracket.
+        let (host, port) = match authority
+            .rsplit_once(':')
+            .filter(|(h, _)| !h.ends_with(':') && (h.starts_with('[') == h.ends_with(']')))
+        {
+            Some((h, p)) if !p.contains(']') => (h, Some(p)),
+            _ => (authority, None),
+        };
+        let port = match port {
+            Some(p) => p.parse::<u16>().map_err(|_| format!("`{url}`: bad port `{p}`"))?,
+            None if tls => 443,
+            None => 80,
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host.is_empty() {
+            return Err(format!("`{url}`: no host"));
+        }
+        Ok(Origin { tls, host: host.to_string(), port })
+    }
 }
 
 /// Readiness: an HTTP/1.1 GET on a named port answering 200.
@@ -73,11 +142,50 @@ impl SubjectSpec {
     /// What is wrong with the subject on its own (the subjects it `needs`, the services it
     /// names and its placeholders are the suite's to check): the key inside it and the message.
     pub fn check(&self) -> Result<(), Invalid> {
-        if self.command.is_empty() {
-            return Err(Invalid::new("command", "must name a program"));
+        if let Some(url) = &self.url {
+            Origin::parse(url).map_err(|e| Invalid::new("url", e))?;
+            let started = [
+                ("command", !self.command.is_empty()),
+                ("ports", !self.ports.is_empty()),
+                ("health", self.health.is_some()),
+                ("build", self.build.is_some()),
+                ("setup", !self.setup.is_empty()),
+                ("services", !self.services.is_empty()),
+            ];
+            if let Some((key, _)) = started.iter().find(|(_, set)| *set) {
+                return Err(Invalid::new(
+                    *key,
+                    "belongs to a subject the runner starts; a `url` subject is a server already running",
+                ));
+            }
+            if self.insecure && self.ca.is_some() {
+                return Err(Invalid::new("insecure", "and `ca` both say how to check the certificate: keep one"));
+            }
+            if let Some(to) = &self.connect_to {
+                if !to.rsplit_once(':').is_some_and(|(h, p)| !h.is_empty() && p.parse::<u16>().is_ok()) {
+                    return Err(Invalid::new("connect_to", format!("`{to}`: expected ADDR:PORT")));
+                }
+            }
+            return Ok(());
         }
-        if !self.ports.contains_key(&self.health.port) {
-            return Err(Invalid::new("health.port", format!("no port named `{}` in ports", self.health.port)));
+        for (key, set) in
+            [("connect_to", self.connect_to.is_some()), ("ca", self.ca.is_some()), ("insecure", self.insecure)]
+        {
+            if set {
+                return Err(Invalid::new(key, "belongs to a `url` subject: the runner's own subjects are on loopback"));
+            }
+        }
+        if self.command.is_empty() {
+            return Err(Invalid::new("command", "must name a program (or give `url` for a server already running)"));
+        }
+        let Some(health) = &self.health else {
+            return Err(Invalid::new(
+                "health",
+                "says how the runner knows it is ready: `health = { path = \"/health\" }`",
+            ));
+        };
+        if !self.ports.contains_key(&health.port) {
+            return Err(Invalid::new("health.port", format!("no port named `{}` in ports", health.port)));
         }
         if let Some(i) = self.setup.iter().position(Vec::is_empty) {
             return Err(Invalid::new(format!("setup[{i}]"), "must name a program"));
@@ -155,5 +263,52 @@ impl Build {
             Build::One(argv) => vec![argv.as_slice()],
             Build::Steps(steps) => steps.iter().map(Vec::as_slice).collect(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_origin_is_a_scheme_a_host_and_a_port_the_scheme_may_imply() {
+        let o = |u: &str| Origin::parse(u);
+        assert_eq!(o("https://api.example:8443"), Ok(Origin { tls: true, host: "api.example".into(), port: 8443 }));
+        assert_eq!(o("https://api.example/").map(|x| x.port), Ok(443));
+        assert_eq!(o("http://api.example").map(|x| x.port), Ok(80));
+        assert_eq!(o("http://[::1]:8080"), Ok(Origin { tls: false, host: "::1".into(), port: 8080 }));
+        assert_eq!(o("https://[::1]").map(|x| (x.host, x.port)), Ok(("::1".into(), 443)));
+        for (bad, says) in [
+            ("ftp://x:1", "expected http://host[:port] or https://host[:port]"),
+            ("https://api.example:8443/v1", "give the origin only"),
+            ("https://api.example:port", "bad port `port`"),
+            ("https://:443", "no host"),
+        ] {
+            let e = o(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+    }
+
+    fn url_subject() -> SubjectSpec {
+        toml::from_str("url = \"https://api.example:8443\"").unwrap()
+    }
+
+    #[test]
+    fn a_url_subject_takes_nothing_the_runner_would_start_and_ours_take_no_url_options() {
+        let s = url_subject();
+        assert_eq!((s.lang.as_str(), s.check().map_err(|e| e.message)), ("unknown", Ok(())));
+        let command = SubjectSpec { command: vec!["server".into()], ..url_subject() };
+        assert_eq!(command.check().unwrap_err().key, "command");
+        let both = SubjectSpec { insecure: true, ca: Some("ca.pem".into()), ..url_subject() };
+        assert_eq!(both.check().unwrap_err().key, "insecure");
+        let to = SubjectSpec { connect_to: Some("127.0.0.1".into()), ..url_subject() };
+        assert_eq!(to.check().unwrap_err().message, "`127.0.0.1`: expected ADDR:PORT");
+        let ours: SubjectSpec =
+            toml::from_str("lang = \"go\"\ncommand = [\"s\"]\nports = { plain = \"--port\" }\ninsecure = true")
+                .unwrap();
+        assert_eq!(ours.check().unwrap_err().key, "insecure");
+        let unready: SubjectSpec =
+            toml::from_str("lang = \"go\"\ncommand = [\"s\"]\nports = { plain = \"--port\" }").unwrap();
+        assert!(unready.check().unwrap_err().message.contains("health = { path"));
     }
 }
