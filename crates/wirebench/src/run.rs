@@ -46,10 +46,25 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
         .collect::<Result<_, _>>()
         .map_err(|e| anyhow::anyhow!("--fail-on: {e}"))?;
     let path = suite::resolve(&args.suite, &args.suites_dir);
+    let in_checkout = args.suites_dir.is_dir();
     if !path.exists() {
+        if !in_checkout && path.starts_with(&args.suites_dir) {
+            bail!(
+                "no suite `{}`: no {} here: the built-in suites live in the wirebench repository (run from its \
+                 root), or give a suite file (`wirebench run my-api.toml`)",
+                args.suite,
+                args.suites_dir.display()
+            );
+        }
         bail!("no suite `{}`: {} does not exist (see `wirebench list`)", args.suite, path.display());
     }
-    let root = suite::project_root(&args.suites_dir)?;
+    // Outside a checkout a suite file stands alone (URL subjects, subjects it declares itself):
+    // its paths are relative to its own directory.
+    let root = if in_checkout {
+        suite::project_root(&args.suites_dir)?
+    } else {
+        std::path::absolute(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?
+    };
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
     let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
     let mut profile = suite.profile(&profile_name).with_context(|| {

@@ -657,3 +657,29 @@ fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval()
     );
     assert_one_line_error(&compare(&a, &["--tolerance", "150%"]), "not a share between 0 and 100 %");
 }
+
+/// Outside a checkout (no suites/ here), a suite file of URL subjects runs on its own: our REST
+/// subject, started by the test, stands for a server of the user's. A built-in suite's name says
+/// in one line where the built-in suites are.
+#[test]
+fn a_url_subject_suite_runs_outside_the_repository() {
+    let (mut server, port) = common::rest_subject();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = format!(
+        "[subjects.api]\nurl = \"http://127.0.0.1:{port}\"\n\n[[scenarios]]\nid = \"small\"\nsubject = \"api\"\n\
+         driver = \"http1\"\npath = \"/payload/1024\"\nconnections = 2\nrequests = 200\n\
+         expect = {{ status = 200, body_bytes = 1024 }}\n"
+    );
+    std::fs::write(dir.path().join("api.toml"), suite).unwrap();
+    let run = |args: &[&str]| Command::new(WIREBENCH).args(args).current_dir(dir.path()).output().unwrap();
+    let out = run(&["run", "api.toml", "--profile", "smoke"]);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let results = results_dir(&out.stdout);
+    assert!(results.starts_with(dir.path().join("results")) || results.is_relative(), "{}", results.display());
+    let lines = lines(&dir.path().join(&results).join("measurements.jsonl"));
+    let measured = lines.iter().find(|m| m["scenario"] == "small" && m["status"] == "ok" && m["repeat"] == 1);
+    assert!(measured.is_some_and(|m| m["metrics"]["requests"].as_u64() > Some(0)), "{lines:?}");
+    assert_one_line_error(&run(&["run", "protocols"]), "the built-in suites live in the wirebench repository");
+}
