@@ -107,6 +107,11 @@ pub struct LoadResult {
     /// Right answers (a group's completed iterations) in each `TICK` from the start, the last
     /// partial: how steady the throughput was.
     pub per_tick: Vec<u64>,
+    /// Errors in each `TICK` from the start.
+    pub errors_per_tick: Vec<u64>,
+    /// The 99th percentile latency of the calls that ended in each second from the start, µs (0
+    /// for a second without one; empty for thread groups and loads of several workers).
+    pub p99_per_second_us: Vec<u64>,
 }
 
 /// Sends load; implemented by the load engine and by mocks.
@@ -241,6 +246,9 @@ pub fn run(
         started: Instant::now(),
     };
 
+    // A URL subject on this machine whose pid the suite gives works for the run, not against it.
+    let local: Vec<u32> = suite.subjects.values().filter(|s| s.url.is_some()).filter_map(|s| s.pid).collect();
+    crate::contention::count_as_the_runs(&local);
     let all: Vec<&Scenario> = scenarios.iter().collect();
     ctx.rounds(&all, 1..=opts.profile.repeats, launcher)?;
     let drivers: Vec<&HarnessSpec> = harnesses.iter().collect();
@@ -784,6 +792,12 @@ impl Ctx<'_> {
                     m.workers = Some(r.workers.clone());
                     m.worker_skew_ms = r.worker_skew_ms;
                 }
+                if s.rate.is_some() && r.workers.is_empty() {
+                    // The open model sends at a fixed rate: at 200 req/s against nginx both sides
+                    // use a few CPU-ms, ours the more, yet neither sets the pace; only an
+                    // instrument that used all of its CPUs may have fallen behind the rate.
+                    m.instrument_bound = Some(load.saturated(r.duration.as_secs_f64()));
+                }
                 if let Some(c) = &crossed {
                     link_metrics(&mut m, c);
                     // Across a link both sides mostly wait on the network (40 ms of round
@@ -1045,6 +1059,12 @@ fn metrics(r: &LoadResult, server: &ServerUse, load: &Load, ramp_up_s: f64) -> M
         instrument_cpu_s: Some(instrument_cpu_s),
         instrument_bound: server.cpu_s.map(|_| load.bound(server.cpu_s, secs)),
         rps_cv: steadiness(&r.per_tick, secs, ramp_up_s),
+        timeline: (!r.per_tick.is_empty() || !r.errors_per_tick.is_empty()).then(|| crate::schema::Timeline {
+            tick_ms: TICK.as_millis() as u32,
+            ok: r.per_tick.clone(),
+            errors: r.errors_per_tick.clone(),
+            p99_us_per_s: r.p99_per_second_us.clone(),
+        }),
         ..Default::default()
     }
 }
@@ -1180,8 +1200,8 @@ fn start_subject(
 ) -> Result<Box<dyn RunningSubject>, String> {
     let spec = &suite.subjects[name];
     if spec.url.is_some() {
-        // Already running, somewhere else: nothing to start, stop or sample.
-        return Ok(Box::new(Remote::default()));
+        // Already running: nothing to start or stop; sampled only when the suite gives its pid.
+        return Ok(Box::new(Remote { ports: BTreeMap::new(), pid: spec.pid }));
     }
     let mut placeholders = services.start(&spec.services, suite, launcher)?;
     // Absolute, since a subject may run from its own working directory.
@@ -1197,16 +1217,19 @@ fn start_subject(
     launcher.start(name, &spec).map_err(|e| e.to_string())
 }
 
-/// A URL subject as the runner sees it: a server it did not start, so no process to sample.
-#[derive(Default)]
-struct Remote(BTreeMap<String, u16>);
+/// A URL subject as the runner sees it: a server it did not start, with the pid the suite gave
+/// for one on this machine.
+struct Remote {
+    ports: BTreeMap<String, u16>,
+    pid: Option<u32>,
+}
 
 impl RunningSubject for Remote {
     fn ports(&self) -> &BTreeMap<String, u16> {
-        &self.0
+        &self.ports
     }
     fn pid(&self) -> Option<u32> {
-        None
+        self.pid
     }
     fn stop(&mut self) {}
 }

@@ -153,6 +153,9 @@ pub struct Metrics {
     /// repeat sits in the run, for the report's chart of foreign work over time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_s: Option<f64>,
+    /// A load's run over time: how warm-up, pauses and garbage collection show (`timeline.csv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Timeline>,
     /// Rows across a network link: the forwarder's CPU seconds during the measurement (it runs
     /// in the instrument's process, on the instrument's CPUs; `instrument_cpu_s` leaves it out).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -211,6 +214,22 @@ pub struct WorkerFacts {
     /// When it started measuring (seconds since the Unix epoch) and for how long.
     pub started_s: f64,
     pub duration_s: f64,
+}
+
+/// A load's answers over time, from the moment its measurement began.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Timeline {
+    /// The width of a tick, ms.
+    pub tick_ms: u32,
+    /// Right answers (a group's completed iterations) in each tick; the last is partial.
+    pub ok: Vec<u64>,
+    /// Errors in each tick.
+    pub errors: Vec<u64>,
+    /// The 99th percentile latency of the answers of each second, µs (0: none that second);
+    /// empty for thread groups and loads of several workers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub p99_us_per_s: Vec<u64>,
 }
 
 /// One step of a thread group, over a measurement.

@@ -580,6 +580,7 @@ mod tests {
             connect_to: None,
             ca: None,
             insecure: false,
+            pid: None,
         }
     }
 

@@ -76,6 +76,9 @@ fn merged(workers: &[Worker], w: &Windows) -> anyhow::Result<LoadResult> {
             wirebench_load::worker::add_ticks(&mut all, &w.per_tick);
             all
         }),
+        // Not in a worker's record: each worker's own output keeps its run over time.
+        errors_per_tick: Vec::new(),
+        p99_per_second_us: Vec::new(),
     })
 }
 

@@ -104,6 +104,7 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     for r in results {
         let r = r?;
         add_ticks(&mut out.per_tick, &r.tally.per_tick);
+        add_ticks(&mut out.errors_per_tick, &r.tally.errors_per_tick);
         all.add(&r.histograms)?;
         for (total, (ok, errors)) in steps.iter_mut().zip(&r.tally.steps) {
             total.0 += ok;
@@ -123,6 +124,7 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     out.started = Some(started);
     out.latency_log = Some(crate::hlog::write(&all, started, out.duration).map_err(LoadError::Protocol)?);
     out.latency = latency(&all.latency);
+    out.p99_per_second_us = all.p99_per_second();
     out.first_message = (!all.first.is_empty()).then(|| latency(&all.first));
     out.latency_uncorrected = job.plan.rate.map(|_| latency(&all.uncorrected));
     out.steps = labels
@@ -320,6 +322,7 @@ async fn calls(
                     let us = (done - sent_at).as_micros() as u64;
                     let mut h = histograms.borrow_mut();
                     h.latency.saturating_record(us.max(1));
+                    h.record_second(done.saturating_duration_since(start).as_secs() as usize, us);
                     if job.plan.rate.is_some() {
                         h.uncorrected.saturating_record(((done - now.into_std()).as_micros() as u64).max(1));
                     }
@@ -331,14 +334,12 @@ async fn calls(
                 wrong
             }
             Ok(Err(e)) => {
-                t.errors += 1;
-                t.first_error.get_or_insert(e.to_string());
+                t.count_error(start, done, || e.to_string());
                 return; // the connection is unusable
             }
             Err(_) => {
-                t.errors += 1;
                 let limit = (REQUEST_TIMEOUT - TIMEOUT_SLACK).as_secs();
-                t.first_error.get_or_insert(match scripted {
+                t.count_error(start, done, || match scripted {
                     Some(_) => format!("an iteration took over {limit} s"),
                     None => format!("no answer within {limit} s"),
                 });
@@ -346,8 +347,7 @@ async fn calls(
             }
         };
         if let Some(w) = wrong {
-            t.errors += 1;
-            t.first_error.get_or_insert(w);
+            t.count_error(start, done, || w);
         }
     }
 }

@@ -19,6 +19,7 @@ mod published;
 mod render;
 mod section;
 mod table;
+mod timeline;
 
 #[cfg(test)]
 mod fixture;

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use wirebench_core::claims::{judge_at, Judged};
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
-use wirebench_core::schema::RunInfo;
+use wirebench_core::schema::{RunInfo, Status};
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
 
@@ -16,7 +16,7 @@ use crate::error::ReportError;
 use crate::labs::LABS;
 use crate::section::{Block, Para, Run, Section};
 use crate::table::Text;
-use crate::{claims, load, numbers, published};
+use crate::{claims, load, numbers, published, timeline};
 
 /// A results directory, summarised.
 #[derive(Debug, Clone)]
@@ -36,6 +36,8 @@ pub struct Report {
     /// Every sensed repeat in the order of the run: when it was written, the share of the run's
     /// CPUs that foreign work took during it, and whether that made it contended.
     pub foreign: Vec<Sensed>,
+    /// Every load repeat's run over time, in the order of the run (contended ones left out).
+    pub timelines: Vec<timeline::Repeat>,
 }
 
 /// One repeat's foreign work, where the run sensed it and stamped its time (`at_s`).
@@ -87,8 +89,17 @@ impl Report {
             })
             .collect();
         foreign.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+        let timelines = results
+            .measurements
+            .iter()
+            .filter(|m| m.transport.is_some() && m.status == Status::Ok && m.metrics.contended != Some(true))
+            .filter_map(|m| {
+                let timeline = m.metrics.timeline.clone()?;
+                Some(timeline::Repeat { scenario: m.scenario.clone(), repeat: m.repeat, timeline })
+            })
+            .collect();
         let torn_last_line = results.torn_last_line;
-        Report { run: results.run, suite, rows, claims, claims_from, published, torn_last_line, foreign }
+        Report { run: results.run, suite, rows, claims, claims_from, published, torn_last_line, foreign, timelines }
     }
 
     /// Every section in reading order: the headline, the claims, the load rows' table, steps and
@@ -101,6 +112,7 @@ impl Report {
         out.push(claims::section(&self.claims, self.claims_from.as_deref(), self.run.sequential.as_ref()));
         out.extend(published::section(&self.published, &self.rows));
         out.extend(load);
+        out.extend(timeline::section(&self.timelines));
         for lab in LABS {
             let mine: Vec<&ScenarioSummary> = rows.iter().copied().filter(|s| s.lab == lab.id()).collect();
             if !mine.is_empty() {
@@ -160,8 +172,12 @@ impl Report {
             s.push(Block::Chart(foreign_chart(&self.foreign)));
         }
         if let Ok(suite) = &self.suite {
-            let remote: Vec<String> =
-                suite.subjects.iter().filter_map(|(n, x)| x.url.as_ref().map(|u| format!("{n} ({u})"))).collect();
+            let remote: Vec<String> = suite
+                .subjects
+                .iter()
+                .filter(|(_, x)| x.pid.is_none())
+                .filter_map(|(n, x)| x.url.as_ref().map(|u| format!("{n} ({u})")))
+                .collect();
             if !remote.is_empty() {
                 s.para(
                     Para::Plain,

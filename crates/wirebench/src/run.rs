@@ -25,6 +25,20 @@ pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_repo
     }
     let root = suite::project_root(suites_dir)?;
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
+    for (name, subject) in suite.subjects.iter().filter(|(_, s)| s.url.is_some() && s.pid.is_none()) {
+        let url = subject.url.as_deref().unwrap_or_default();
+        let host = match &subject.connect_to {
+            Some(to) => to.rsplit_once(':').map_or(to.as_str(), |(h, _)| h).to_string(),
+            None => suite::Origin::parse(url).map(|o| o.host).unwrap_or_default(),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+            eprintln!(
+                "subject `{name}` ({url}) runs on this machine: give its `pid` so its work is the run's, not foreign \
+                 load (its repeats would read as contended), and pin it to the subject's CPUs (--cpus)"
+            );
+        }
+    }
     Ok(wirebench_report::ClaimsFrom::of(path.display().to_string(), suite))
 }
 
@@ -66,6 +80,20 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
         std::path::absolute(path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?
     };
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
+    for (name, subject) in suite.subjects.iter().filter(|(_, s)| s.url.is_some() && s.pid.is_none()) {
+        let url = subject.url.as_deref().unwrap_or_default();
+        let host = match &subject.connect_to {
+            Some(to) => to.rsplit_once(':').map_or(to.as_str(), |(h, _)| h).to_string(),
+            None => suite::Origin::parse(url).map(|o| o.host).unwrap_or_default(),
+        };
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+            eprintln!(
+                "subject `{name}` ({url}) runs on this machine: give its `pid` so its work is the run's, not foreign \
+                 load (its repeats would read as contended), and pin it to the subject's CPUs (--cpus)"
+            );
+        }
+    }
     let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
     let mut profile = suite.profile(&profile_name).with_context(|| {
         let mut names: Vec<&str> = vec!["smoke", "quick", "full"];

@@ -36,6 +36,10 @@ pub struct SubjectSpec {
     /// Accept any certificate from the URL subject (its handshake's signatures still checked).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub insecure: bool,
+    /// The process id of a URL subject running on this machine: its CPU and memory are then
+    /// sampled as ours are, and its work is the run's, not foreign load on the run's CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
     /// What builds it (`cargo build --release -p ...`), run by `wirebench build` and before a
     /// run; identical steps of several subjects run once.
     #[serde(default)]
@@ -168,9 +172,12 @@ impl SubjectSpec {
             }
             return Ok(());
         }
-        for (key, set) in
-            [("connect_to", self.connect_to.is_some()), ("ca", self.ca.is_some()), ("insecure", self.insecure)]
-        {
+        for (key, set) in [
+            ("connect_to", self.connect_to.is_some()),
+            ("ca", self.ca.is_some()),
+            ("insecure", self.insecure),
+            ("pid", self.pid.is_some()),
+        ] {
             if set {
                 return Err(Invalid::new(key, "belongs to a `url` subject: the runner's own subjects are on loopback"));
             }
