@@ -232,6 +232,121 @@ pub struct Timeline {
     pub p99_us_per_s: Vec<u64>,
 }
 
+/// What `wirebench load --json` (and `wirebench merge --json`) prints: one object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoadOutput {
+    /// Right answers.
+    pub requests: u64,
+    pub errors: u64,
+    pub duration_s: f64,
+    pub rps: f64,
+    pub messages: u64,
+    pub messages_per_s: f64,
+    /// Bytes written to and read from the sockets (TLS records included).
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// CPU seconds the instrument used (the workers' together, merged).
+    pub cpu_s: f64,
+    /// Latency of the right answers, µs (in the open model from each request's intended send).
+    pub latency_us: LatencyOutput,
+    /// Streaming calls: to their first message.
+    pub first_message_us: Option<FirstMessageOutput>,
+    /// The open model: from each request's actual send.
+    pub latency_uncorrected_us: Option<LatencyOutput>,
+    pub first_error: Option<String>,
+    /// Thread groups: completed iterations and their rate, and each step.
+    pub iterations: Option<u64>,
+    pub iterations_per_s: Option<f64>,
+    pub steps: Vec<StepOutput>,
+    /// `--net`: the link and what crossed it.
+    pub net: Option<NetOutput>,
+    /// `merge`: each worker's share (with the directory it was read from).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workers: Option<Vec<serde_json::Value>>,
+    /// `merge`: how far apart the workers started measuring, ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skew_ms: Option<f64>,
+    /// `merge`: the seconds every worker was measuring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overlap_s: Option<f64>,
+    /// `merge`: the workers started too far apart for their loads to add up.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skewed: Option<bool>,
+}
+
+/// A latency distribution in `LoadOutput`, µs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LatencyOutput {
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    pub mean: f64,
+}
+
+impl From<&Latency> for LatencyOutput {
+    fn from(l: &Latency) -> Self {
+        LatencyOutput { min: l.min, p50: l.p50, p90: l.p90, p99: l.p99, p999: l.p999, max: l.max, mean: l.mean }
+    }
+}
+
+/// Time to the first message of streaming calls, µs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FirstMessageOutput {
+    pub p50: u64,
+    pub p99: u64,
+    pub max: u64,
+}
+
+/// One step of a thread group in `LoadOutput`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepOutput {
+    pub label: String,
+    pub requests: u64,
+    pub errors: u64,
+    pub latency_us: StepLatencyOutput,
+}
+
+/// A step's latency, µs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepLatencyOutput {
+    pub p50: u64,
+    pub p99: u64,
+    pub max: u64,
+    pub mean: f64,
+}
+
+/// A `--net` link in `LoadOutput`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NetOutput {
+    /// The setting (`rtt=40ms,loss=1%`).
+    pub link: String,
+    pub forwarder_cpu_s: f64,
+    /// Client to server, and server to client.
+    pub up: DirOutput,
+    pub down: DirOutput,
+}
+
+/// One direction of a link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DirOutput {
+    pub packets: u64,
+    pub lost: u64,
+    /// Dropped because the direction's queue was full.
+    pub overflow: u64,
+    /// Written more than 1 ms after they were due.
+    pub late: u64,
+}
+
 /// One step of a thread group, over a measurement.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -420,6 +535,7 @@ pub fn json_schemas() -> Vec<(&'static str, String)> {
     vec![
         ("measurement.schema.json", pretty(schemars::schema_for!(Measurement))),
         ("run.schema.json", pretty(schemars::schema_for!(RunInfo))),
+        ("load.schema.json", pretty(schemars::schema_for!(LoadOutput))),
     ]
 }
 

@@ -1,7 +1,6 @@
 //! `wirebench load`: one load at one URL, like h2load or wrk, for side-by-side comparisons.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::AtomicU64;
 
 use anyhow::{bail, Context};
 
@@ -62,7 +61,9 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             wait_until(at)?;
         }
         let cpu_before = machine::own_cpu_s();
-        let r = engine.measure(&scenario, &plan, &target, &AtomicU64::new(0)).map_err(|e| anyhow::anyhow!(e))?;
+        let live = crate::progress::LiveLine::start();
+        let r = engine.measure(&scenario, &plan, &target, live.counter()).map_err(|e| anyhow::anyhow!(e))?;
+        drop(live);
         Ok((r, machine::own_cpu_s() - cpu_before))
     };
     // Threads the load starts inside the client namespace stay there: the whole load crosses the link.
@@ -84,7 +85,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             cpu_s,
         )?;
     }
-    print(&r, cpu_s, net.as_ref(), args.json, serde_json::Map::new());
+    print(&r, cpu_s, net.as_ref(), args.json, None);
     Ok(())
 }
 
@@ -138,44 +139,83 @@ fn scenario_of(args: &LoadArgs, driver: &DriverInfo, target: &Target, path: Stri
     Ok(scenario)
 }
 
-/// Prints what a load measured: one JSON object (with `extra`'s keys added), or text.
+/// What `wirebench merge` adds to a load's JSON (`LoadOutput`'s last fields).
+#[derive(Debug, Default)]
+pub struct Merged {
+    pub workers: Option<Vec<serde_json::Value>>,
+    pub skew_ms: Option<f64>,
+    pub overlap_s: Option<f64>,
+    pub skewed: Option<bool>,
+}
+
+/// Prints what a load measured: one JSON object (`schemas/load.schema.json`), or text.
 pub fn print(
     r: &wirebench_core::runner::LoadResult,
     cpu_s: f64,
     net: Option<&(String, wirebench_link::LinkStats)>,
     json: bool,
-    extra: serde_json::Map<String, serde_json::Value>,
+    merged: Option<Merged>,
 ) {
+    use wirebench_core::schema::{DirOutput, FirstMessageOutput, LoadOutput, NetOutput, StepLatencyOutput, StepOutput};
     let secs = r.duration.as_secs_f64();
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let rps = per_s(r.requests);
     let l = &r.latency;
     if json {
-        let v = serde_json::json!({
-            "requests": r.requests, "errors": r.errors, "duration_s": secs, "rps": rps,
-            "messages": r.messages, "messages_per_s": per_s(r.messages),
-            "bytes_sent": r.bytes_sent, "bytes_received": r.bytes_received, "cpu_s": cpu_s,
-            "latency_us": {"min": l.min, "p50": l.p50, "p90": l.p90, "p99": l.p99, "p999": l.p999, "max": l.max, "mean": l.mean},
-            "first_message_us": r.first_message.as_ref().map(|f| serde_json::json!({"p50": f.p50, "p99": f.p99, "max": f.max})),
-            "latency_uncorrected_us": r.latency_uncorrected.as_ref().map(|u| serde_json::json!({"min": u.min, "p50": u.p50, "p90": u.p90, "p99": u.p99, "p999": u.p999, "max": u.max, "mean": u.mean})),
-            "first_error": r.first_error,
-            "iterations": r.iterations,
-            "iterations_per_s": r.iterations.map(per_s),
-            "steps": r.steps.iter().map(|s| serde_json::json!({
-                "label": s.label, "requests": s.requests, "errors": s.errors,
-                "latency_us": {"p50": s.latency_us.p50, "p99": s.latency_us.p99, "max": s.latency_us.max, "mean": s.latency_us.mean},
-            })).collect::<Vec<_>>(),
-            "net": net.map(|(spec, s)| serde_json::json!({
-                "link": spec, "forwarder_cpu_s": s.cpu().as_secs_f64(),
-                "up": {"packets": s.up.counters.packets, "lost": s.up.counters.lost, "overflow": s.up.counters.overflow, "late": s.up.late},
-                "down": {"packets": s.down.counters.packets, "lost": s.down.counters.lost, "overflow": s.down.counters.overflow, "late": s.down.late},
-            })),
-        });
-        let mut v = v;
-        if let Some(o) = v.as_object_mut() {
-            o.extend(extra);
-        }
-        println!("{v}");
+        let dir = |d: &wirebench_link::DirStats| DirOutput {
+            packets: d.counters.packets,
+            lost: d.counters.lost,
+            overflow: d.counters.overflow,
+            late: d.late,
+        };
+        let merged = merged.unwrap_or_default();
+        let out = LoadOutput {
+            requests: r.requests,
+            errors: r.errors,
+            duration_s: secs,
+            rps,
+            messages: r.messages,
+            messages_per_s: per_s(r.messages),
+            bytes_sent: r.bytes_sent,
+            bytes_received: r.bytes_received,
+            cpu_s,
+            latency_us: l.into(),
+            first_message_us: r.first_message.as_ref().map(|f| FirstMessageOutput {
+                p50: f.p50,
+                p99: f.p99,
+                max: f.max,
+            }),
+            latency_uncorrected_us: r.latency_uncorrected.as_ref().map(Into::into),
+            first_error: r.first_error.clone(),
+            iterations: r.iterations,
+            iterations_per_s: r.iterations.map(per_s),
+            steps: r
+                .steps
+                .iter()
+                .map(|s| StepOutput {
+                    label: s.label.clone(),
+                    requests: s.requests,
+                    errors: s.errors,
+                    latency_us: StepLatencyOutput {
+                        p50: s.latency_us.p50,
+                        p99: s.latency_us.p99,
+                        max: s.latency_us.max,
+                        mean: s.latency_us.mean,
+                    },
+                })
+                .collect(),
+            net: net.map(|(spec, s)| NetOutput {
+                link: spec.clone(),
+                forwarder_cpu_s: s.cpu().as_secs_f64(),
+                up: dir(&s.up),
+                down: dir(&s.down),
+            }),
+            workers: merged.workers,
+            skew_ms: merged.skew_ms,
+            overlap_s: merged.overlap_s,
+            skewed: merged.skewed,
+        };
+        println!("{}", serde_json::to_string(&out).expect("a load's output serializes"));
     } else {
         println!("requests {}  errors {}  duration {secs:.3} s  {rps:.0} req/s", r.requests, r.errors);
         match &r.latency_uncorrected {

@@ -32,7 +32,6 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
             );
         }
     }
-    let mut extra = serde_json::Map::new();
     let workers: Vec<serde_json::Value> = r
         .workers
         .iter()
@@ -44,10 +43,12 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
             Ok(v)
         })
         .collect::<serde_json::Result<_>>()?;
-    extra.insert("workers".into(), workers.into());
-    extra.insert("skew_ms".into(), (w.skew_s * 1e3).into());
-    extra.insert("overlap_s".into(), w.overlap_s.into());
-    extra.insert("skewed".into(), skewed.into());
-    crate::load::print(&r, cpu_s, None, args.json, extra);
+    let merged = crate::load::Merged {
+        workers: Some(workers),
+        skew_ms: Some(w.skew_s * 1e3),
+        overlap_s: Some(w.overlap_s),
+        skewed: Some(skewed),
+    };
+    crate::load::print(&r, cpu_s, None, args.json, Some(merged));
     Ok(())
 }

@@ -165,3 +165,51 @@ mod tests {
         assert_eq!(super::thousands(0.0), "0");
     }
 }
+
+/// `wirebench load`'s live line on a terminal: answers so far and the rate of the last 200 ms;
+/// nothing when stdout is not a terminal (a pipe or a file reads only the result).
+pub struct LiveLine {
+    counter: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LiveLine {
+    pub fn start() -> LiveLine {
+        let (counter, done) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicBool::new(false)));
+        let thread = std::io::stdout().is_terminal().then(|| {
+            let (counter, done) = (counter.clone(), done.clone());
+            std::thread::spawn(move || {
+                let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+                bar.set_style(
+                    ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}]").expect("valid template"),
+                );
+                let mut last = (Instant::now(), 0u64);
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(200));
+                    let now = (Instant::now(), counter.load(Ordering::Relaxed));
+                    let rate = now.1.saturating_sub(last.1) as f64 / (now.0 - last.0).as_secs_f64();
+                    last = now;
+                    bar.set_message(format!("{} answers  {rate:.0} req/s", now.1));
+                    bar.tick();
+                }
+                bar.finish_and_clear();
+            })
+        });
+        LiveLine { counter, done, thread }
+    }
+
+    /// The counter the load engine adds each right answer to.
+    pub fn counter(&self) -> &AtomicU64 {
+        &self.counter
+    }
+}
+
+impl Drop for LiveLine {
+    fn drop(&mut self) {
+        self.done.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}

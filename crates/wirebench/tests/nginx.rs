@@ -12,6 +12,8 @@ use common::{wait_for, wirebench};
 
 const SITE_A: &str = "site-a\n";
 const SITE_B: &str = "the other site\n";
+/// The size of the static file nginx serves at /big.
+const BIG: usize = (1 << 20) + 7;
 
 struct Nginx {
     child: Child,
@@ -59,6 +61,9 @@ fn start() -> Nginx {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().display().to_string();
     certificates(dir.path(), &["site-a.test", "site-b.test"]);
+    // A file of an odd size over 1 MiB: nginx's own flow control and framing carry it.
+    let big: Vec<u8> = (0..BIG).map(|i| (i * 7 % 251) as u8).collect();
+    std::fs::write(dir.path().join("big.bin"), big).unwrap();
     let port = free_port();
     let site = |name: &str, body: &str, extra: &str| {
         format!(
@@ -79,7 +84,10 @@ fn start() -> Nginx {
         a = site(
             "site-a.test",
             SITE_A,
-            "location /guarded { default_type text/plain; if ($http_x_token != 't') { return 403; } return 200 'token'; }"
+            &format!(
+                "location /guarded {{ default_type text/plain; if ($http_x_token != 't') {{ return 403; }} return 200 'token'; }}
+                 location = /big {{ alias {d}/big.bin; }}"
+            )
         ),
         b = site("site-b.test", SITE_B, ""),
     );
@@ -115,6 +123,9 @@ fn load(server: &Nginx, name: &str, path: &str, extra: &[&str]) -> Output {
 fn ok(out: &Output) -> serde_json::Value {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let schema = std::fs::read_to_string(common::workspace().join("schemas/load.schema.json")).unwrap();
+    let validator = jsonschema::validator_for(&serde_json::from_str(&schema).unwrap()).unwrap();
+    assert!(validator.is_valid(&r), "the published schema holds `load --json`: {r}");
     assert_eq!((r["requests"].as_u64(), r["errors"].as_u64()), (Some(40), Some(0)), "{r}");
     r
 }
@@ -144,6 +155,16 @@ fn each_name_reaches_its_own_site_with_its_certificate_verified_over_h1_and_h2()
     // refused, even with the CA.
     let mismatch = one_line_error(&load(&server, "site-c.test", "/", &["--cacert", &ca]));
     assert!(mismatch.contains("certificate not valid for name \"site-c.test\""), "{mismatch}");
+    // A large static file, whole, over HTTP/1.1 and over HTTP/2 with 8 streams per connection
+    // (nginx's windows, not hyper's, pace it).
+    let big = BIG.to_string();
+    ok(&load(&server, "site-a.test", "/big", &["--cacert", &ca, "--expect-bytes", &big]));
+    ok(&load(
+        &server,
+        "site-a.test",
+        "/big",
+        &["--cacert", &ca, "--expect-bytes", &big, "--driver", "http2", "-m", "8"],
+    ));
     // The header reaches nginx: 403 without it, 200 with it.
     let denied = one_line_error(&load(&server, "site-a.test", "/guarded", &["--cacert", &ca]));
     assert!(denied.contains("status 403, expected 200"), "{denied}");
