@@ -156,16 +156,6 @@ pub fn thousands(v: f64) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(super::thousands(1234567.8), "1,234,568");
-        assert_eq!(super::thousands(999.0), "999");
-        assert_eq!(super::thousands(0.0), "0");
-    }
-}
-
 /// `wirebench load`'s live line on a terminal: answers so far and the rate of the last 200 ms;
 /// nothing when stdout is not a terminal (a pipe or a file reads only the result).
 pub struct LiveLine {
@@ -211,5 +201,15 @@ impl Drop for LiveLine {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn thousands_groups_digits() {
+        assert_eq!(super::thousands(1234567.8), "1,234,568");
+        assert_eq!(super::thousands(999.0), "999");
+        assert_eq!(super::thousands(0.0), "0");
     }
 }
