@@ -23,9 +23,13 @@ fn subject_binary() -> PathBuf {
 fn lines(path: &Path) -> Vec<serde_json::Value> {
     let all: Vec<serde_json::Value> =
         std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let same =
+        |m: &serde_json::Value, n: &serde_json::Value| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"];
     for (i, m) in all.iter().enumerate().filter(|(_, m)| m["metrics"]["contended"] == true) {
-        let again = all[i + 1..].iter().any(|n| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"]);
-        assert!(again, "a contended repeat is measured again: {m}");
+        // The runner tries a repeat at most 1 + REMEASURES (3) times and keeps the last flagged.
+        let again = all[i + 1..].iter().any(|n| same(m, n));
+        let tries = all.iter().filter(|n| same(m, n)).count();
+        assert!(again || tries == 3, "a contended repeat is measured again, up to three times: {m}");
     }
     all.into_iter().filter(|m| m["metrics"]["contended"] != true).collect()
 }
@@ -52,8 +56,17 @@ fn assert_one_line_error(out: &Output, want: &str) {
     assert!(stderr.contains(want), "`{stderr}` mentions `{want}`");
 }
 
+/// The tests that measure real loads run one at a time: each is foreign work on this machine's
+/// CPUs to the others' runs (their repeats would read as contended, some three times over, and
+/// leave a row or a claim without its repeats).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 #[test]
 fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
+    let _turn = one_at_a_time();
     subject_binary();
     let out_base = tempfile::tempdir().unwrap();
     let out = wirebench(&["run", "smoke", "--no-build", "--out", out_base.path().to_str().unwrap()]);
@@ -142,6 +155,7 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
 /// whose command line names the run's directory) and its responder end with the runner.
 #[test]
 fn sigkill_of_the_runner_leaves_no_broker() {
+    let _turn = one_at_a_time();
     subject_binary();
     let out = tempfile::tempdir().unwrap();
     let out_path = out.path().canonicalize().unwrap();
@@ -186,6 +200,7 @@ health = {{ path = "/health" }}
 
 #[test]
 fn sigkill_of_the_runner_keeps_finished_lines_and_leaves_no_subject() {
+    let _turn = one_at_a_time();
     let tag = format!("wirebench-test-{}", std::process::id());
     let scenarios = (0..6)
         .map(|i| format!("[[scenarios]]\nid = \"s{i}\"\nsubject = \"real\"\ndriver = \"http1\"\npath = \"/payload/64\"\nconnections = 2\nduration_s = 0.5\n"))
@@ -258,6 +273,7 @@ fn live_processes(matches: impl Fn(&Path) -> bool) -> usize {
 
 #[test]
 fn failing_subjects_become_failed_rows_with_their_reason() {
+    let _turn = one_at_a_time();
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();
     let scenario = |id: &str, subject: &str, path: &str, expect: &str| {
@@ -548,6 +564,7 @@ fn report_judges_an_old_run_by_todays_claims() {
 /// 0; a verdict id that does not exist fails before anything runs.
 #[test]
 fn slo_claims_gate_a_run_with_fail_on() {
+    let _turn = one_at_a_time();
     let text = suite_with_subject(
         "",
         r#"
@@ -663,6 +680,7 @@ fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval()
 /// in one line where the built-in suites are.
 #[test]
 fn a_url_subject_suite_runs_outside_the_repository() {
+    let _turn = one_at_a_time();
     let (mut server, port) = common::rest_subject();
     let dir = tempfile::tempdir().unwrap();
     let suite = format!(

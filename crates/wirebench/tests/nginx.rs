@@ -16,6 +16,7 @@ const SITE_B: &str = "the other site\n";
 const BIG: usize = (1 << 20) + 7;
 
 struct Nginx {
+    _turn: std::sync::MutexGuard<'static, ()>,
     child: Child,
     port: u16,
     dir: tempfile::TempDir,
@@ -55,7 +56,12 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// One test at a time: each loads this machine and times what it loads (a test beside it would
+/// be foreign work to its runs, and slow the rows it compares).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn start() -> Nginx {
+    let turn = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let nginx = ["/usr/sbin/nginx", "/usr/bin/nginx"].into_iter().find(|p| Path::new(p).exists());
     let nginx = nginx.expect("nginx is not installed: run `make setup` (it installs nginx-light from Debian)");
     let dir = tempfile::tempdir().unwrap();
@@ -86,7 +92,8 @@ fn start() -> Nginx {
             SITE_A,
             &format!(
                 "location /guarded {{ default_type text/plain; if ($http_x_token != 't') {{ return 403; }} return 200 'token'; }}
-                 location = /big {{ alias {d}/big.bin; }}"
+                 location = /big {{ alias {d}/big.bin; }}
+                 location = /slow/big {{ alias {d}/big.bin; limit_rate 4m; }}"
             )
         ),
         b = site("site-b.test", SITE_B, ""),
@@ -99,7 +106,7 @@ fn start() -> Nginx {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut server = Nginx { child, port, dir };
+    let mut server = Nginx { _turn: turn, child, port, dir };
     wait_for("nginx to listen", 30, || {
         if let Ok(Some(status)) = server.child.try_wait() {
             let log = std::fs::read_to_string(server.dir.path().join("error.log")).unwrap_or_default();
@@ -273,4 +280,41 @@ threshold = 1000000000.0
     let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
     let said = format!("Servers wirebench did not start: site (https://site-a.test:{port})");
     assert!(summary.contains(&said), "{summary}");
+}
+
+/// `compare --fail-if slower` between runs of one URL subject: a run whose big file nginx sends
+/// at 4 MB/s (the same row, made slower on purpose) fails the gate; a rerun of the first passes.
+#[test]
+fn compare_fails_if_nginx_was_made_slower_and_passes_a_rerun() {
+    let server = start();
+    let port = server.port;
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join("suites")).unwrap();
+    std::fs::copy(server.ca(), project.path().join("ca.pem")).unwrap();
+    let run = |path: &str| {
+        let suite = format!(
+            "[subjects.site]\nurl = \"https://site-a.test:{port}\"\nconnect_to = \"127.0.0.1:{port}\"\n\
+             ca = \"ca.pem\"\npid = {pid}\n\n[[scenarios]]\nid = \"big\"\nsubject = \"site\"\ndriver = \"http1\"\n\
+             tls = true\npath = \"{path}\"\nconnections = 2\nduration_s = 1.0\nexpect = {{ body_bytes = {BIG} }}\n",
+            pid = server.child.id()
+        );
+        std::fs::write(project.path().join("suites/api.toml"), suite).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_wirebench"))
+            .args(["run", "api", "--no-build", "--profile", "quick", "--out"])
+            .arg(project.path().join("out"))
+            .current_dir(project.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let html = String::from_utf8_lossy(&out.stdout).lines().last().unwrap().to_string();
+        Path::new(&html).parent().unwrap().display().to_string()
+    };
+    let (base, slowed, again) = (run("/big"), run("/slow/big"), run("/big"));
+    let gate = |b: &str| wirebench(&["compare", &base, b, "--fail-if", "slower", "--tolerance", "25%"]);
+    let out = gate(&slowed);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(6), "{text}");
+    assert!(text.contains("  big: req/s B/A"), "{text}");
+    let out = gate(&again);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
 }
