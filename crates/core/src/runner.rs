@@ -42,6 +42,16 @@ pub struct Target {
     /// How the server's certificate is checked.
     #[serde(default)]
     pub verify: Verify,
+    /// A client certificate to present (mutual TLS): its PEM chain and key files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<ClientCert>,
+}
+
+/// A client certificate for mutual TLS: PEM files of its chain and of its private key.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ClientCert {
+    pub cert: std::path::PathBuf,
+    pub key: std::path::PathBuf,
 }
 
 impl Target {
@@ -1244,7 +1254,19 @@ fn url_target(spec: &SubjectSpec, root: &std::path::Path) -> Target {
         (None, true) => Verify::Any,
         (None, false) => Verify::System,
     };
-    Target { host: origin.host, port: origin.port, tls: origin.tls, connect_to: spec.connect_to.clone(), verify }
+    let client_cert = spec
+        .client_cert
+        .as_ref()
+        .zip(spec.client_key.as_ref())
+        .map(|(cert, key)| ClientCert { cert: root.join(cert), key: root.join(key) });
+    Target {
+        host: origin.host,
+        port: origin.port,
+        tls: origin.tls,
+        connect_to: spec.connect_to.clone(),
+        verify,
+        client_cert,
+    }
 }
 
 /// A subject's spec with its placeholders filled in (command, env, setup).

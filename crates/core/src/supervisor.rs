@@ -581,6 +581,8 @@ mod tests {
             ca: None,
             insecure: false,
             pid: None,
+            client_cert: None,
+            client_key: None,
         }
     }
 

@@ -16,7 +16,7 @@ use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_rustls::client::TlsStream;
 use tokio_rustls::TlsConnector;
-use wirebench_core::runner::{Target, Verify};
+use wirebench_core::runner::{ClientCert, Target, Verify};
 
 use crate::error::LoadError;
 
@@ -28,8 +28,9 @@ fn provider() -> Arc<CryptoProvider> {
 /// TLS 1.3 and 1.2, as browsers and curl offer.
 pub const VERSIONS: &[&rustls::SupportedProtocolVersion] = &[&rustls::version::TLS13, &rustls::version::TLS12];
 
-/// A configuration made, with what it was made for: ALPN, the number of TLS versions, the check.
-type Made = (Vec<u8>, usize, Verify, Arc<ClientConfig>);
+/// A configuration made, with what it was made for: ALPN, the number of TLS versions, the
+/// check and the client certificate.
+type Made = (Vec<u8>, usize, Verify, Option<ClientCert>, Arc<ClientConfig>);
 
 thread_local! {
     /// Configurations made on this load thread: reading the system's roots takes milliseconds, a
@@ -37,21 +38,24 @@ thread_local! {
     static CONFIGS: RefCell<Vec<Made>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A connector offering exactly `alpn` (e.g. `h2` or `http/1.1`), checking certificates as
-/// `verify` says.
-pub fn connector(alpn: &[u8], verify: &Verify) -> Result<TlsConnector, LoadError> {
-    Ok(TlsConnector::from(client_config(alpn, VERSIONS, verify)?))
+/// A connector offering exactly `alpn` (e.g. `h2` or `http/1.1`), checking certificates and
+/// presenting one as `target` says.
+pub fn connector(alpn: &[u8], target: &Target) -> Result<TlsConnector, LoadError> {
+    Ok(TlsConnector::from(client_config(alpn, VERSIONS, &target.verify, target.client_cert.as_ref())?))
 }
 
 /// The client configuration of every TLS driver: `alpn` only, the given TLS versions (QUIC
-/// takes TLS 1.3 alone), certificates checked as `verify` says.
+/// takes TLS 1.3 alone), certificates checked as `verify` says, `client` presented if given.
 pub fn client_config(
     alpn: &[u8],
     versions: &[&'static rustls::SupportedProtocolVersion],
     verify: &Verify,
+    client: Option<&ClientCert>,
 ) -> Result<Arc<ClientConfig>, LoadError> {
     let found = CONFIGS.with_borrow(|c| {
-        c.iter().find(|(a, v, w, _)| a == alpn && *v == versions.len() && w == verify).map(|x| x.3.clone())
+        c.iter()
+            .find(|(a, v, w, k, _)| a == alpn && *v == versions.len() && w == verify && k.as_ref() == client)
+            .map(|x| x.4.clone())
     });
     if let Some(config) = found {
         return Ok(config);
@@ -60,18 +64,39 @@ pub fn client_config(
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(versions)
         .expect("ring supports TLS 1.2 and 1.3");
-    let mut config = match verify {
-        Verify::Any => builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-            .with_no_client_auth(),
-        Verify::System => builder.with_root_certificates(system_roots()?).with_no_client_auth(),
-        Verify::Ca(file) => builder.with_root_certificates(roots_of(file)?).with_no_client_auth(),
+    let builder = match verify {
+        Verify::Any => builder.dangerous().with_custom_certificate_verifier(Arc::new(AnyCertificate(provider))),
+        Verify::System => builder.with_root_certificates(system_roots()?),
+        Verify::Ca(file) => builder.with_root_certificates(roots_of(file)?),
+    };
+    let mut config = match client {
+        None => builder.with_no_client_auth(),
+        Some(c) => {
+            let (chain, key) = client_identity(c)?;
+            builder.with_client_auth_cert(chain, key).map_err(|e| LoadError::Tls(format!("client certificate: {e}")))?
+        }
     };
     config.alpn_protocols = vec![alpn.to_vec()];
     let config = Arc::new(config);
-    CONFIGS.with_borrow_mut(|c| c.push((alpn.to_vec(), versions.len(), verify.clone(), config.clone())));
+    CONFIGS
+        .with_borrow_mut(|c| c.push((alpn.to_vec(), versions.len(), verify.clone(), client.cloned(), config.clone())));
     Ok(config)
+}
+
+/// A client certificate's chain and key from their PEM files.
+fn client_identity(
+    c: &ClientCert,
+) -> Result<(Vec<CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>), LoadError> {
+    let (cert, key) = (c.cert.display(), c.key.display());
+    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&c.cert)
+        .and_then(|i| i.collect::<Result<_, _>>())
+        .map_err(|e| LoadError::Tls(format!("client certificate {cert}: {e}")))?;
+    if chain.is_empty() {
+        return Err(LoadError::Tls(format!("client certificate {cert}: no certificate in it")));
+    }
+    let key = rustls::pki_types::PrivateKeyDer::from_pem_file(&c.key)
+        .map_err(|e| LoadError::Tls(format!("client key {key}: {e}")))?;
+    Ok((chain, key))
 }
 
 /// The system's trusted roots (`/etc/ssl/certs` on Debian), read once per process.
@@ -126,7 +151,7 @@ pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     io: S,
     alpn: &[u8],
 ) -> Result<TlsStream<S>, LoadError> {
-    let connector = connector(alpn, &target.verify)?;
+    let connector = connector(alpn, target)?;
     let tls = connector.connect(server_name(target)?, io).await.map_err(|e| LoadError::Tls(e.to_string()))?;
     let agreed = tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
     if agreed.as_deref() != Some(alpn) {

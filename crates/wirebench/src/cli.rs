@@ -254,6 +254,12 @@ pub struct LoadArgs {
     /// Verify the server's certificate against the CA certificates of this PEM file.
     #[arg(long, value_name = "FILE")]
     pub cacert: Option<PathBuf>,
+    /// Present this client certificate (PEM; mutual TLS), with --key.
+    #[arg(long, value_name = "FILE", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// The private key (PEM) of --cert.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
     /// Connect to ADDR for HOST:PORT, keeping the URL's name for TLS and the Host header (curl's
     /// --resolve: `HOST:PORT:ADDR`).
     #[arg(long, value_name = "HOST:PORT:ADDR", conflicts_with = "connect_to")]

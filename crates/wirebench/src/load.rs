@@ -23,6 +23,8 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         (None, true) => Verify::Any,
         (None, false) => Verify::System,
     };
+    target.client_cert =
+        args.cert.clone().zip(args.key.clone()).map(|(cert, key)| wirebench_core::runner::ClientCert { cert, key });
     let (address, _) = target.address();
     let loopback = address == "localhost" || address.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
     if !loopback && !args.allow_remote {

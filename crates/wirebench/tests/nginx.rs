@@ -12,6 +12,8 @@ use common::{wait_for, wirebench};
 
 const SITE_A: &str = "site-a\n";
 const SITE_B: &str = "the other site\n";
+/// The body of the site that asks for a client certificate.
+const MUTUAL: &str = "mutual TLS\n";
 /// The size of the static file nginx serves at /big.
 const BIG: usize = (1 << 20) + 7;
 
@@ -44,6 +46,13 @@ fn certificates(dir: &Path, names: &[&str]) {
     let ca_key = KeyPair::generate().unwrap();
     std::fs::write(dir.join("ca.pem"), ca.self_signed(&ca_key).unwrap().pem()).unwrap();
     let issuer = Issuer::new(ca, ca_key);
+    // A client certificate of the same CA, for the site that asks for one.
+    let key = KeyPair::generate().unwrap();
+    let mut client = CertificateParams::new(Vec::<String>::new()).unwrap();
+    client.distinguished_name.push(rcgen::DnType::CommonName, "wirebench test client");
+    client.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    std::fs::write(dir.join("client.pem"), client.signed_by(&key, &issuer).unwrap().pem()).unwrap();
+    std::fs::write(dir.join("client.key"), key.serialize_pem()).unwrap();
     for name in names {
         let key = KeyPair::generate().unwrap();
         let cert = CertificateParams::new(vec![name.to_string()]).unwrap().signed_by(&key, &issuer).unwrap();
@@ -66,7 +75,7 @@ fn start() -> Nginx {
     let nginx = nginx.expect("nginx is not installed: run `make setup` (it installs nginx-light from Debian)");
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().display().to_string();
-    certificates(dir.path(), &["site-a.test", "site-b.test"]);
+    certificates(dir.path(), &["site-a.test", "site-b.test", "site-m.test"]);
     // A file of an odd size over 1 MiB: nginx's own flow control and framing carry it.
     let big: Vec<u8> = (0..BIG).map(|i| (i * 7 % 251) as u8).collect();
     std::fs::write(dir.path().join("big.bin"), big).unwrap();
@@ -86,7 +95,7 @@ fn start() -> Nginx {
          http {{ access_log off;
            client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fastcgi;
            uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;
-           {a} {b} }}\n",
+           {a} {b} {m} }}\n",
         a = site(
             "site-a.test",
             SITE_A,
@@ -97,6 +106,7 @@ fn start() -> Nginx {
             )
         ),
         b = site("site-b.test", SITE_B, ""),
+        m = site("site-m.test", MUTUAL, &format!("ssl_verify_client on; ssl_client_certificate {d}/ca.pem;")),
     );
     std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
     let child = Command::new(nginx)
@@ -172,6 +182,17 @@ fn each_name_reaches_its_own_site_with_its_certificate_verified_over_h1_and_h2()
         "/big",
         &["--cacert", &ca, "--expect-bytes", &big, "--driver", "http2", "-m", "8"],
     ));
+    // Mutual TLS: the site that asks for a client certificate answers 400 without one, and its
+    // body with ours (`--cert`, `--key`), over HTTP/1.1 and HTTP/2.
+    let m = MUTUAL.len().to_string();
+    let refused = one_line_error(&load(&server, "site-m.test", "/", &["--cacert", &ca]));
+    assert!(refused.contains("status 400"), "{refused}");
+    let (cert, key) = (server.dir.path().join("client.pem"), server.dir.path().join("client.key"));
+    let (cert, key) = (cert.display().to_string(), key.display().to_string());
+    for driver in ["http1", "http2"] {
+        let args = ["--cacert", &ca, "--cert", &cert, "--key", &key, "--driver", driver, "--expect-bytes", &m];
+        ok(&load(&server, "site-m.test", "/", &args));
+    }
     // The header reaches nginx: 403 without it, 200 with it.
     let denied = one_line_error(&load(&server, "site-a.test", "/guarded", &["--cacert", &ca]));
     assert!(denied.contains("status 403, expected 200"), "{denied}");

@@ -36,6 +36,12 @@ pub struct SubjectSpec {
     /// Accept any certificate from the URL subject (its handshake's signatures still checked).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub insecure: bool,
+    /// A client certificate (PEM) and its key for a URL subject that asks for one (mutual TLS),
+    /// relative to the project root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_cert: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key: Option<String>,
     /// The process id of a URL subject running on this machine: its CPU and memory are then
     /// sampled as ours are, and its work is the run's, not foreign load on the run's CPUs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +168,9 @@ impl SubjectSpec {
                     "belongs to a subject the runner starts; a `url` subject is a server already running",
                 ));
             }
+            if self.client_cert.is_some() != self.client_key.is_some() {
+                return Err(Invalid::new("client_cert", "and `client_key` go together: a certificate and its key"));
+            }
             if self.insecure && self.ca.is_some() {
                 return Err(Invalid::new("insecure", "and `ca` both say how to check the certificate: keep one"));
             }
@@ -177,6 +186,7 @@ impl SubjectSpec {
             ("ca", self.ca.is_some()),
             ("insecure", self.insecure),
             ("pid", self.pid.is_some()),
+            ("client_cert", self.client_cert.is_some() || self.client_key.is_some()),
         ] {
             if set {
                 return Err(Invalid::new(key, "belongs to a `url` subject: the runner's own subjects are on loopback"));

@@ -40,7 +40,7 @@ pub fn new() -> Box<dyn Driver> {
 /// The QUIC client configuration for `target`'s certificate check (rustls's is cached per
 /// thread by `tls::client_config`).
 fn config(target: &Target) -> Result<quinn::ClientConfig, LoadError> {
-    let crypto = tls::client_config(ALPN, &[&rustls::version::TLS13], &target.verify)?;
+    let crypto = tls::client_config(ALPN, &[&rustls::version::TLS13], &target.verify, target.client_cert.as_ref())?;
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(crypto)
         .map_err(|e| LoadError::Tls(format!("a TLS 1.3 configuration for QUIC: {e}")))?;
     let mut config = quinn::ClientConfig::new(Arc::new(crypto));

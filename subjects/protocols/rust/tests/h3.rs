@@ -82,7 +82,8 @@ fn every_endpoint_answers_over_h3_as_over_h2_with_tls_bad_input_included() {
 
 /// A raw QUIC connection offering h3, for writing frames by hand.
 async fn raw_connection(port: u16) -> quinn::Connection {
-    let crypto = wirebench_load::tls::client_config(b"h3", &[&rustls::version::TLS13], &Default::default()).unwrap();
+    let crypto =
+        wirebench_load::tls::client_config(b"h3", &[&rustls::version::TLS13], &Default::default(), None).unwrap();
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(crypto).unwrap();
     let endpoint = quinn::Endpoint::client(SocketAddr::from(([127, 0, 0, 1], 0))).unwrap();
     let config = quinn::ClientConfig::new(Arc::new(crypto));
