@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
 mod common;
-use common::{wait_for, wirebench};
+use common::{certificates, wait_for, wirebench};
 
 const SITE_A: &str = "site-a\n";
 const SITE_B: &str = "the other site\n";
@@ -34,30 +34,6 @@ impl Drop for Nginx {
 impl Nginx {
     fn ca(&self) -> PathBuf {
         self.dir.path().join("ca.pem")
-    }
-}
-
-/// A CA, and a certificate and key it signs for each of `names`, as PEM files in `dir`.
-fn certificates(dir: &Path, names: &[&str]) {
-    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name.push(rcgen::DnType::CommonName, "wirebench test CA");
-    let ca_key = KeyPair::generate().unwrap();
-    std::fs::write(dir.join("ca.pem"), ca.self_signed(&ca_key).unwrap().pem()).unwrap();
-    let issuer = Issuer::new(ca, ca_key);
-    // A client certificate of the same CA, for the site that asks for one.
-    let key = KeyPair::generate().unwrap();
-    let mut client = CertificateParams::new(Vec::<String>::new()).unwrap();
-    client.distinguished_name.push(rcgen::DnType::CommonName, "wirebench test client");
-    client.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
-    std::fs::write(dir.join("client.pem"), client.signed_by(&key, &issuer).unwrap().pem()).unwrap();
-    std::fs::write(dir.join("client.key"), key.serialize_pem()).unwrap();
-    for name in names {
-        let key = KeyPair::generate().unwrap();
-        let cert = CertificateParams::new(vec![name.to_string()]).unwrap().signed_by(&key, &issuer).unwrap();
-        std::fs::write(dir.join(format!("{name}.pem")), cert.pem()).unwrap();
-        std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
     }
 }
 

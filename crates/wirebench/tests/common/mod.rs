@@ -94,3 +94,29 @@ pub fn run_smoke_only(suite: &str, only: &str) -> (tempfile::TempDir, PathBuf, V
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     (out_base, html, rows)
 }
+
+/// A CA (`ca.pem`), a certificate and key it signs for each of `names` (`<name>.pem`,
+/// `<name>.key`) and a client certificate (`client.pem`, `client.key`), as PEM files in `dir`:
+/// for servers no one here wrote (nginx, Apache httpd).
+pub fn certificates(dir: &Path, names: &[&str]) {
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, Issuer, KeyPair};
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name.push(rcgen::DnType::CommonName, "wirebench test CA");
+    let ca_key = KeyPair::generate().unwrap();
+    std::fs::write(dir.join("ca.pem"), ca.self_signed(&ca_key).unwrap().pem()).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    // A client certificate of the same CA, for the site that asks for one.
+    let key = KeyPair::generate().unwrap();
+    let mut client = CertificateParams::new(Vec::<String>::new()).unwrap();
+    client.distinguished_name.push(rcgen::DnType::CommonName, "wirebench test client");
+    client.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    std::fs::write(dir.join("client.pem"), client.signed_by(&key, &issuer).unwrap().pem()).unwrap();
+    std::fs::write(dir.join("client.key"), key.serialize_pem()).unwrap();
+    for name in names {
+        let key = KeyPair::generate().unwrap();
+        let cert = CertificateParams::new(vec![name.to_string()]).unwrap().signed_by(&key, &issuer).unwrap();
+        std::fs::write(dir.join(format!("{name}.pem")), cert.pem()).unwrap();
+        std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+    }
+}
