@@ -191,6 +191,10 @@ pub struct RunArgs {
     /// no-difference, not-run, not-judged, inconclusive, differs-in-size; comma-separated).
     #[arg(long, value_name = "VERDICTS", value_delimiter = ',')]
     pub fail_on: Vec<String>,
+    /// Also write the claims as JUnit XML to FILE, for CI systems that read it: one test case
+    /// per claim, failed when --fail-on names its verdict (refuted, without --fail-on).
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -212,8 +212,36 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
     if !gated.is_empty() {
         eprintln!("--fail-on: {} claim(s): {}", gated.len(), gated.join(", "));
     }
+    if let Some(file) = &args.junit {
+        let failing = if gate.is_empty() { vec![Verdict::Refuted] } else { gate.clone() };
+        std::fs::write(file, junit(&suite.name, &rendered.verdicts, &failing))
+            .with_context(|| format!("--junit {}", file.display()))?;
+    }
     println!("{}", rendered.html.display());
     Ok(Ended { failed: rendered.failed, gated: gated.len() })
+}
+
+/// The claims as JUnit XML: a test suite named after the wirebench suite, a test case per claim,
+/// failed when its verdict is one of `failing`.
+fn junit(suite: &str, verdicts: &[(String, Verdict)], failing: &[Verdict]) -> String {
+    let esc = |s: &str| {
+        s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;").replace('\'', "&apos;")
+    };
+    let failures = verdicts.iter().filter(|(_, v)| failing.contains(v)).count();
+    let mut out = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"{}\" tests=\"{}\" failures=\"{failures}\">\n",
+        esc(suite),
+        verdicts.len()
+    );
+    for (id, v) in verdicts {
+        let case = format!("    <testcase classname=\"{}\" name=\"{}\"", esc(suite), esc(id));
+        if failing.contains(v) {
+            out += &format!("{case}>\n      <failure message=\"{}\"/>\n    </testcase>\n", v.label());
+        } else {
+            out += &format!("{case}/>\n");
+        }
+    }
+    out + "  </testsuite>\n</testsuites>\n"
 }
 
 /// `results/<UTC-timestamp>-<suite>`, with a suffix if two runs start in the same second.
@@ -262,4 +290,23 @@ fn fresh_seed() -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn junit_fails_the_cases_whose_verdict_the_gate_names_and_escapes_ids() {
+        let verdicts = [
+            ("fast".to_string(), Verdict::Confirmed),
+            ("a<b".to_string(), Verdict::Refuted),
+            ("x".into(), Verdict::NotJudged),
+        ];
+        let xml = junit("api", &verdicts, &[Verdict::Refuted, Verdict::NotJudged]);
+        assert!(xml.contains("<testsuite name=\"api\" tests=\"3\" failures=\"2\">"), "{xml}");
+        assert!(xml.contains("<testcase classname=\"api\" name=\"fast\"/>"), "{xml}");
+        assert!(xml.contains("name=\"a&lt;b\">\n      <failure message=\"refuted\"/>"), "{xml}");
+        assert!(xml.contains("<failure message=\"not judged\"/>"), "{xml}");
+    }
 }

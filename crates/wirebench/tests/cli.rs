@@ -611,10 +611,13 @@ threshold = 1000000000.0
             .output()
             .unwrap()
     };
-    let gated = run(&["--fail-on", "refuted,not-judged"]);
+    let junit = dir.path().join("junit.xml");
+    let gated = run(&["--fail-on", "refuted,not-judged", "--junit", junit.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&gated.stderr);
     assert_eq!(gated.status.code(), Some(5), "{stderr}");
     assert!(stderr.contains("--fail-on: 1 claim(s): get-a-billion (refuted)"), "{stderr}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(xml.contains("tests=\"2\" failures=\"1\"") && xml.contains("<failure message=\"refuted\"/>"), "{xml}");
     let results = results_dir(&gated.stdout);
     let claims = std::fs::read_to_string(results.join("claims.csv")).unwrap();
     assert!(claims.lines().any(|l| l.starts_with("get-p99-under-10s,slo,") && l.contains(",confirmed,")), "{claims}");
