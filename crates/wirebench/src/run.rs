@@ -25,24 +25,9 @@ pub fn claims_of(name: &str, suites_dir: &Path) -> anyhow::Result<wirebench_repo
     }
     let root = suite::project_root(suites_dir)?;
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
-    for (name, subject) in suite.subjects.iter().filter(|(_, s)| s.url.is_some() && s.pid.is_none()) {
-        let url = subject.url.as_deref().unwrap_or_default();
-        let host = match &subject.connect_to {
-            Some(to) => to.rsplit_once(':').map_or(to.as_str(), |(h, _)| h).to_string(),
-            None => suite::Origin::parse(url).map(|o| o.host).unwrap_or_default(),
-        };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
-            eprintln!(
-                "subject `{name}` ({url}) runs on this machine: give its `pid` so its work is the run's, not foreign \
-                 load (its repeats would read as contended), and pin it to the subject's CPUs (--cpus)"
-            );
-        }
-    }
     Ok(wirebench_report::ClaimsFrom::of(path.display().to_string(), suite))
 }
 
-/// Runs the suite; returns how many scenarios failed.
 /// What a run ended with, for its exit code.
 pub struct Ended {
     /// Scenarios with a failed repeat.
@@ -51,6 +36,8 @@ pub struct Ended {
     pub gated: usize,
 }
 
+/// Runs the suite and writes its report; returns how many scenarios failed and claims the gate
+/// names.
 pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
     // The gate's verdicts are checked before anything runs: a typo must not cost a run.
     let gate: Vec<Verdict> = args

@@ -499,26 +499,20 @@ fn the_instrument_is_bound_when_heavier_than_the_server_or_saturating_its_cpus()
     assert!(load(2.9, 1).bound(None, 3.0));
 }
 
+/// A suite of the mock harnesses `round-<name>` for `names`, `repeats` in `harness_rounds` rounds.
+fn rounds_suite(repeats: u32, harness_rounds: u32, names: &[&str]) -> String {
+    let mut toml =
+        format!("description = \"rounds\"\n[profiles.quick]\nrepeats = {repeats}\nharness_rounds = {harness_rounds}\n");
+    for name in names {
+        toml += &format!("[[harnesses]]\nid = \"round-{name}\"\nlang = \"ts\"\ncommand = [\"{name}\"]\n");
+    }
+    toml
+}
+
 #[test]
 fn harness_rounds_interleave_harnesses_and_number_repeats_on() {
     let dir = tempfile::tempdir().unwrap();
-    let toml = r#"
-description = "rounds"
-[profiles.quick]
-repeats = 5
-harness_rounds = 2
-
-[[harnesses]]
-id = "round-a"
-lang = "ts"
-command = ["a"]
-
-[[harnesses]]
-id = "round-b"
-lang = "ts"
-command = ["b"]
-"#;
-    let (suite, opts) = quick_run(toml, "rounds", dir.path());
+    let (suite, opts) = quick_run(&rounds_suite(5, 2, &["a", "b"]), "rounds", dir.path());
     let launcher = MockLauncher::default();
     let out = run(&suite, &opts, &launcher, &MockExecutor::default(), &NoProgress::default()).unwrap();
     let results = Results::read(&out).unwrap();
@@ -540,27 +534,10 @@ command = ["b"]
 
 #[test]
 fn harness_rounds_draw_their_order_from_the_seed() {
-    let toml = r#"
-description = "rounds"
-[profiles.quick]
-repeats = 8
-harness_rounds = 8
-[[harnesses]]
-id = "round-a"
-lang = "ts"
-command = ["a"]
-[[harnesses]]
-id = "round-b"
-lang = "ts"
-command = ["b"]
-[[harnesses]]
-id = "round-c"
-lang = "ts"
-command = ["c"]
-"#;
+    let toml = rounds_suite(8, 8, &["a", "b", "c"]);
     let orders = |seed: u64| {
         let dir = tempfile::tempdir().unwrap();
-        let (suite, mut opts) = quick_run(toml, "rounds", dir.path());
+        let (suite, mut opts) = quick_run(&toml, "rounds", dir.path());
         opts.seed = seed;
         let out = run(&suite, &opts, &MockLauncher::default(), &MockExecutor::default(), &NoProgress::default());
         let rounds = Results::read(&out.unwrap()).unwrap().run.rounds.unwrap().harnesses;
