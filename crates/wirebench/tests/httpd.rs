@@ -4,10 +4,10 @@
 //! apache2 (`make setup` installs it).
 
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output};
 
 mod common;
-use common::{certificates, wait_for, wirebench};
+use common::{certificates, start_server, wirebench};
 
 const SMALL: &str = "served by httpd\n";
 const BIG: usize = (1 << 20) + 13;
@@ -78,22 +78,9 @@ fn start() -> Httpd {
         b = vhost("site-b.test"),
     );
     std::fs::write(dir.path().join("httpd.conf"), conf).unwrap();
-    let child = Command::new(httpd)
-        .args(["-f", &format!("{d}/httpd.conf"), "-DFOREGROUND"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Httpd { child, port, dir };
-    wait_for("Apache httpd to listen", 30, || {
-        if let Ok(Some(status)) = server.child.try_wait() {
-            let log = std::fs::read_to_string(server.dir.path().join("error.log")).unwrap_or_default();
-            panic!("httpd exited ({status}): {log}");
-        }
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    server
+    let (conf, log) = (format!("{d}/httpd.conf"), dir.path().join("error.log"));
+    let child = start_server("Apache httpd", httpd, &["-f", &conf, "-DFOREGROUND"], port, &log);
+    Httpd { child, port, dir }
 }
 
 fn load(server: &Httpd, name: &str, path: &str, extra: &[&str]) -> Output {

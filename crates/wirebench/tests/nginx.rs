@@ -5,10 +5,10 @@
 //! present. Needs nginx (`make setup` installs nginx-light).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
 mod common;
-use common::{certificates, wait_for, wirebench};
+use common::{certificates, start_server, wirebench};
 
 const SITE_A: &str = "site-a\n";
 const SITE_B: &str = "the other site\n";
@@ -85,22 +85,9 @@ fn start() -> Nginx {
         m = site("site-m.test", MUTUAL, &format!("ssl_verify_client on; ssl_client_certificate {d}/ca.pem;")),
     );
     std::fs::write(dir.path().join("nginx.conf"), conf).unwrap();
-    let child = Command::new(nginx)
-        .args(["-p", &d, "-c", &format!("{d}/nginx.conf"), "-e", &format!("{d}/error.log")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Nginx { _turn: turn, child, port, dir };
-    wait_for("nginx to listen", 30, || {
-        if let Ok(Some(status)) = server.child.try_wait() {
-            let log = std::fs::read_to_string(server.dir.path().join("error.log")).unwrap_or_default();
-            panic!("nginx exited ({status}): {log}");
-        }
-        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
-    });
-    server
+    let (conf, log) = (format!("{d}/nginx.conf"), format!("{d}/error.log"));
+    let child = start_server("nginx", nginx, &["-p", &d, "-c", &conf, "-e", &log], port, Path::new(&log));
+    Nginx { _turn: turn, child, port, dir }
 }
 
 /// `wirebench load https://NAME:PORT/PATH` reaching 127.0.0.1 by `--resolve`, with `extra`.

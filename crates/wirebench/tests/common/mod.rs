@@ -120,3 +120,22 @@ pub fn certificates(dir: &Path, names: &[&str]) {
         std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
     }
 }
+
+/// Starts `program` with `args` (a server no one here wrote, in the foreground) and waits until
+/// it listens on `port`; if it exits first, panics with its `log` file.
+pub fn start_server(what: &str, program: &str, args: &[&str], port: u16, log: &Path) -> Child {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for(&format!("{what} to listen"), 30, || {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited ({status}): {}", std::fs::read_to_string(log).unwrap_or_default());
+        }
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+    });
+    child
+}
