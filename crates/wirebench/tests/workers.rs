@@ -22,6 +22,7 @@ fn one_line_error(out: &Output, want: &str) {
 
 #[test]
 fn two_workers_merge_into_one_load_of_every_sample() {
+    let _turn = one_at_a_time();
     let (mut subject, port) = rest_subject();
     let dir = tempfile::tempdir().unwrap();
     let url = format!("http://127.0.0.1:{port}/payload/1024");
@@ -113,6 +114,13 @@ fn free_port() -> u16 {
 
 /// `wirebench run SUITE --only ONLY --profile smoke`, its load sent by `workers` `wirebench worker`
 /// processes (none: by the run itself): every row, and the workers' outputs.
+/// The tests that run suites run one at a time: a run beside another is foreign work to its
+/// sensing (a remeasured row has one line more than its twin run alone).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 fn run_rows(suite: &str, only: &str, workers: u32) -> (Vec<serde_json::Value>, String, Vec<Output>) {
     let out_base = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
@@ -165,6 +173,7 @@ fn run_rows(suite: &str, only: &str, workers: u32) -> (Vec<serde_json::Value>, S
 
 #[test]
 fn a_suite_run_by_two_workers_is_their_loads_added_up() {
+    let _turn = one_at_a_time();
     let (rows, csv, workers) = run_rows("smoke", "rest-h1-*", 2);
     let (alone, _, _) = run_rows("smoke", "rest-h1-*", 0);
     for w in &workers {
@@ -200,6 +209,7 @@ fn a_suite_run_by_two_workers_is_their_loads_added_up() {
 
 #[test]
 fn thread_groups_split_their_users_over_workers() {
+    let _turn = one_at_a_time();
     let (rows, _, _) = run_rows("restcache", "g3-u100-rust-sqlite", 2);
     let m = &rows[0]["metrics"];
     assert_eq!(rows[0]["status"], "ok", "{}", rows[0]["error"]);
@@ -225,6 +235,7 @@ fn a_worker_that_cannot_take_part_says_why_in_one_line() {
 
 #[test]
 fn a_row_of_fewer_connections_than_workers_is_loaded_by_the_first_ones() {
+    let _turn = one_at_a_time();
     // rest-h1-1mb has 2 connections: of 3 workers, 0 and 1 load it and 2 waits for the end.
     let (rows, _, workers) = run_rows("smoke", "rest-h1-1mb", 3);
     assert_eq!(rows.len(), 1);
@@ -233,4 +244,35 @@ fn a_row_of_fewer_connections_than_workers_is_loaded_by_the_first_ones() {
     let names: Vec<&str> = m["workers"].as_array().unwrap().iter().map(|w| w["worker"].as_str().unwrap()).collect();
     assert_eq!(names, ["0/3", "1/3"], "named as started");
     assert!(workers.iter().all(|w| w.status.success()), "the idle worker ends with the run too");
+}
+
+/// A URL subject loaded by two workers: the coordinator hands them the URL's target as it is
+/// (our REST subject, started by the test, stands for a server of the user's).
+#[test]
+fn a_url_subject_is_loaded_by_workers_as_by_one_process() {
+    let _turn = one_at_a_time();
+    let (mut server, port) = common::rest_subject();
+    let suite = tempfile::tempdir().unwrap();
+    let file = suite.path().join("api.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "[subjects.api]\nurl = \"http://127.0.0.1:{port}\"\n\n[[scenarios]]\nid = \"api-get\"\nsubject = \"api\"\n\
+             driver = \"http1\"\npath = \"/payload/1024\"\nconnections = 4\nrequests = 400\n\
+             expect = {{ status = 200, body_bytes = 1024 }}\n"
+        ),
+    )
+    .unwrap();
+    let (rows, _, workers) = run_rows(file.to_str().unwrap(), "api-get", 2);
+    server.kill().unwrap();
+    server.wait().unwrap();
+    for w in &workers {
+        assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
+    }
+    let row = rows.iter().find(|r| r["scenario"] == "api-get" && r["repeat"] == 1).expect("a measured repeat");
+    assert_eq!(row["status"], "ok", "{}", row["error"]);
+    let shares = row["metrics"]["workers"].as_array().unwrap();
+    let sum: u64 = shares.iter().map(|w| w["requests"].as_u64().unwrap()).sum();
+    assert_eq!((shares.len(), row["metrics"]["requests"].as_u64()), (2, Some(sum)));
+    assert!(sum > 0 && shares.iter().all(|w| w["requests"].as_u64() > Some(0)), "both workers loaded it: {shares:?}");
 }
