@@ -42,7 +42,7 @@ use serde::Serialize;
 
 use std::collections::BTreeMap;
 
-use crate::metrics::{self, Read};
+use crate::metrics::{self, Read, Spread};
 use crate::results::ScenarioSummary;
 use crate::stats::{Summary, ALPHA};
 use crate::suite::{Claim, Op};
@@ -361,9 +361,12 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
 /// The scenario's summary of `metric` with a `1 − alpha` interval; a spread across repeats
 /// (`metrics::Read::SpreadOf`) from the repeats of the metric it spreads.
 fn at_level(s: &ScenarioSummary, metric: &str, alpha: f64) -> Option<Summary> {
-    if let Some(Read::SpreadOf(over)) = metrics::find(metric).map(|m| m.read) {
+    if let Some(Read::SpreadOf(over, how)) = metrics::find(metric).map(|m| m.read) {
         let values: Vec<f64> = s.by_repeat.get(over)?.values().copied().collect();
-        return Summary::spread_at(&values, alpha);
+        return match how {
+            Spread::Sd => Summary::spread_at(&values, alpha),
+            Spread::Quartiles => Summary::robust_spread_at(&values, alpha),
+        };
     }
     let summary = *s.get(metric)?;
     if alpha == ALPHA {
@@ -824,6 +827,41 @@ mod tests {
         let few = judge(&versus, &[row(&wide[..2]), b(&steady)]).outcome;
         assert_eq!(few.verdict, Verdict::Inconclusive);
         assert!(matches!(few.reason, Some(Reason::NotMeasured { ref scenario, .. }) if scenario == "ws"), "{few:?}");
+    }
+
+    /// "Spreads widely" must not rest on one repeat: nine steady repeats of 5-7.5 ms and one of
+    /// 20 ms make the standard deviation's spread of the study's size; the quartiles' stays steady.
+    #[test]
+    fn one_outlier_repeat_decides_the_sd_spread_but_not_the_quartiles_one() {
+        let steady = [5.0, 5.5, 6.0, 6.5, 7.0, 7.5, 5.2, 6.2, 6.8, 5.8];
+        let mut outlier = steady;
+        outlier[9] = 20.0;
+        let row = |durations: &[f64]| {
+            let by_repeat = durations.iter().enumerate().map(|(i, &v)| (i as u32 + 1, v / 1e3)).collect();
+            ScenarioSummary { by_repeat: [("duration_s", by_repeat)].into(), ..summary("ws", &[1.0]) }
+        };
+        let spread = |metric: &str, d: &[f64]| {
+            let c = Claim {
+                metric: metric.into(),
+                numerator: "ws".into(),
+                denominator: None,
+                op: Op::About,
+                threshold: None,
+                published_value: Some(1.79),
+                ..claim(Op::Greater, 1.0)
+            };
+            judge(&c, &[row(d)]).outcome
+        };
+        let (sd, robust) = (spread("duration_gsd", &outlier), spread("duration_rgsd", &outlier));
+        assert!(sd.value.unwrap() > 1.4, "the outlier makes a wide spread: {sd:?}");
+        let steady_robust = spread("duration_rgsd", &steady).value.unwrap();
+        assert!((robust.value.unwrap() / steady_robust - 1.0).abs() < 0.1, "{robust:?} against {steady_robust}");
+        // One outlier confirms the study's "about 1.79" on the standard deviation; not on the quartiles.
+        assert_eq!(sd.verdict, Verdict::Confirmed, "{sd:?}");
+        assert_ne!(robust.verdict, Verdict::Confirmed, "{robust:?}");
+        // The quartiles hold less than every repeat: their interval is the wider.
+        let width = |o: &Outcome| o.interval.map(|(lo, hi)| hi / lo).unwrap();
+        assert!(width(&spread("duration_rgsd", &steady)) > width(&spread("duration_gsd", &steady)));
     }
 
     #[test]

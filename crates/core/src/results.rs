@@ -240,7 +240,7 @@ impl ScenarioSummary {
         let mut metrics = BTreeMap::new();
         let mut by_repeat = BTreeMap::new();
         // A spread across repeats is judged from its metric's repeats (`claims`), not summarised.
-        for name in METRICS.iter().filter(|m| !matches!(m.read, Read::SpreadOf(_))).map(|m| m.id) {
+        for name in METRICS.iter().filter(|m| !matches!(m.read, Read::SpreadOf(..))).map(|m| m.id) {
             let per_repeat: Vec<(u32, f64)> = ok.iter().filter_map(|m| Some((m.repeat, value(m, name)?))).collect();
             let values: Vec<f64> = per_repeat.iter().map(|&(_, v)| v).collect();
             if let Some(s) = Summary::of_measured(&values) {
