@@ -460,6 +460,7 @@ mod tests {
         Claim {
             id: "c".into(),
             kind: Default::default(),
+            conditions: None,
             text: "a beats b".into(),
             published: "69x".into(),
             published_value: None,

@@ -580,7 +580,15 @@ mod tests {
             ),
             (
                 GOOD.replace("published = \"p\"", "kind = \"study-ish\""),
-                "s.toml: claims[0].kind: unknown variant `study-ish`, expected `study` or `slo`",
+                "s.toml: claims[0].kind: unknown variant `study-ish`, expected one of `study`, `elsewhere`, `ours`, `slo`",
+            ),
+            (
+                GOOD.replace("published = \"p\"", "published = \"p\"\nkind = \"elsewhere\""),
+                "s.toml: claims[0].conditions: names how the conditions differ from the study's (`kind = \"elsewhere\"`)",
+            ),
+            (
+                GOOD.replace("published = \"p\"", "published = \"p\"\nconditions = \"a link\""),
+                "s.toml: claims[0].conditions: belongs to a claim of `kind = \"elsewhere\"`",
             ),
             (
                 GOOD.replace("numerator = \"a\"", "numerator = \"*-*\""),

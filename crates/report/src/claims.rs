@@ -5,7 +5,7 @@
 use wirebench_core::claims::{size_band, Case, Judged, Reason, Verdict, EQUIVALENCE, SIZE_TOLERANCE};
 use wirebench_core::schema::{Sequential, SequentialStop};
 use wirebench_core::stats::ALPHA;
-use wirebench_core::suite::{Claim, Op};
+use wirebench_core::suite::{Claim, ClaimKind, Op};
 
 use crate::numbers::{self, NONE};
 use crate::section::{Block, Para, Section};
@@ -14,7 +14,8 @@ use crate::table::{raw, Cell, Column, Csv, Field, Row, Table, Text};
 /// The columns of `claims.csv`.
 const CSV: &[Field<Judged>] = &[
     ("id", |j| j.claim.id.clone()),
-    ("kind", |j| if j.claim.kind.is_study() { "study".into() } else { "slo".into() }),
+    ("kind", |j| j.claim.kind.as_str().into()),
+    ("conditions", |j| j.claim.conditions.clone().unwrap_or_default()),
     ("text", |j| j.claim.text.clone()),
     ("source", |j| j.claim.source.clone().unwrap_or_default()),
     ("published", |j| j.claim.published.clone()),
@@ -82,6 +83,9 @@ pub fn section(claims: &[Judged], from: Option<&str>, sequential: Option<&Sequen
                 .and(" states them now, judged on this run's measurements (not the claims the run was made with)."),
         );
     }
+    if let Some(t) = tally(claims) {
+        s.para(Para::Plain, t);
+    }
     s.push(Block::Table(Table {
         empty: Some("The suite states no claims.".into()),
         ..Table::new("claims", columns, rows)
@@ -93,6 +97,40 @@ pub fn section(claims: &[Judged], from: Option<&str>, sequential: Option<&Sequen
         s.csv.push(Csv::of("claim_cases.csv", CASES_CSV, &cases));
     }
     s
+}
+
+/// The verdicts counted by kind of claim, kept apart (the study's sentences under its conditions,
+/// under other conditions, ours, SLOs): `None` without claims.
+fn tally(claims: &[Judged]) -> Option<String> {
+    if claims.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = ClaimKind::ALL
+        .iter()
+        .filter_map(|&kind| {
+            let mine: Vec<&Judged> = claims.iter().filter(|j| j.claim.kind == kind).collect();
+            if mine.is_empty() {
+                return None;
+            }
+            let counts: Vec<String> = Verdict::ALL
+                .iter()
+                .rev()
+                .filter_map(|&v| {
+                    let n = mine.iter().filter(|j| j.outcome.verdict == v).count();
+                    (n > 0).then(|| format!("{n} {}", v.label()))
+                })
+                .collect();
+            let what = match kind {
+                ClaimKind::Study => "The study's, as it ran them",
+                ClaimKind::Elsewhere => "The study's, under other conditions",
+                ClaimKind::Ours => "Ours, beyond the studies",
+                ClaimKind::Slo => "Service-level objectives",
+            };
+            Some(format!("{what}: {} ({}).", mine.len(), counts.join(", ")))
+        })
+        .collect();
+    let n = claims.len();
+    Some(format!("{n} claim{}. {}", if n == 1 { "" } else { "s" }, parts.join(" ")))
 }
 
 /// `1 − alpha` in percent to three decimals, trailing zeros dropped: `95`, `98.75`, `99.375`.
@@ -142,8 +180,16 @@ fn row(j: &Judged) -> Row {
         claim = claim.sub(src.as_str());
     }
     // An SLO is the user's own objective: no study stands behind it.
-    let said = if c.kind.is_study() { c.published.clone() } else { slo_words(c) };
+    let said = match c.kind {
+        ClaimKind::Slo => slo_words(c),
+        ClaimKind::Ours if c.published.is_empty() => "ours".to_string(),
+        ClaimKind::Ours => format!("ours: {}", c.published),
+        ClaimKind::Study | ClaimKind::Elsewhere => c.published.clone(),
+    };
     let mut study = Cell { note: c.note.clone(), ..Cell::new(said) };
+    if let Some(conditions) = &c.conditions {
+        study = study.sub(format!("under other conditions: {conditions}"));
+    }
     if let (Some(v), Some((lo, hi, _))) = (c.published_value, size_band(c)) {
         study = study.sub(format!("{}, band {}", claim_value(c, v), band_words(c, lo, hi)));
     }
@@ -317,6 +363,7 @@ mod tests {
         let about = Claim {
             id: "c".into(),
             kind: Default::default(),
+            conditions: None,
             text: "about 1.8".into(),
             published: "15-90 ms".into(),
             published_value: Some(1.8),

@@ -271,10 +271,10 @@ mod tests {
         let lines: Vec<&str> = claims.lines().collect();
         assert_eq!(lines.len(), 2);
         assert!(
-            lines[0].starts_with("id,kind,text,source,published,published_value,tolerance,")
+            lines[0].starts_with("id,kind,conditions,text,source,published,published_value,tolerance,")
                 && lines[0].ends_with(",verdict,reason")
         );
-        assert!(lines[1].starts_with("h2c-beats-h1,study,h2c serves <script>alert(1)</script> more & faster,,2x,2,,"));
+        assert!(lines[1].starts_with("h2c-beats-h1,study,,h2c serves <script>alert(1)</script> more & faster,,2x,2,,"));
         assert!(lines[1].contains(",inconclusive,"), "{}", lines[1]);
     }
 

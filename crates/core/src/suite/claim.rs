@@ -36,6 +36,9 @@ pub struct Claim {
     /// Where the study's own arithmetic or wording is off.
     #[serde(default)]
     pub note: Option<String>,
+    /// `kind = "elsewhere"`: the conditions that differ from the study's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<String>,
     pub metric: String,
     pub numerator: String,
     #[serde(default)]
@@ -104,13 +107,20 @@ pub struct Versus {
     pub denominator: String,
 }
 
-/// Whose statement a claim judges.
+/// Whose statement a claim judges, and under whose conditions: a lab counts each kind apart.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ClaimKind {
-    /// A published study's finding: `published` says what it reported.
+    /// A published study's sentence under the study's conditions: `published` says what it
+    /// reported.
     #[default]
     Study,
+    /// A study's sentence judged under other conditions, which `conditions` names (a link's round
+    /// trip, a protocol it did not measure, causes it measured together judged apart).
+    Elsewhere,
+    /// A claim of ours beyond the studies: a question they did not ask, or a check of the
+    /// instrument.
+    Ours,
     /// A service-level objective of the user's own (`p99_us(api-get) < 5000`): no study, no
     /// published number, judged on its interval like every claim; `wirebench run --fail-on`
     /// gates a CI job on it.
@@ -118,8 +128,21 @@ pub enum ClaimKind {
 }
 
 impl ClaimKind {
+    /// Every kind, in the order a report counts them.
+    pub const ALL: [ClaimKind; 4] = [ClaimKind::Study, ClaimKind::Elsewhere, ClaimKind::Ours, ClaimKind::Slo];
+
     pub fn is_study(&self) -> bool {
         *self == ClaimKind::Study
+    }
+
+    /// The id in suites and CSV.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimKind::Study => "study",
+            ClaimKind::Elsewhere => "elsewhere",
+            ClaimKind::Ours => "ours",
+            ClaimKind::Slo => "slo",
+        }
     }
 }
 
@@ -142,7 +165,19 @@ impl Claim {
             ClaimKind::Slo if self.op == Op::About => {
                 return Err(Invalid::new("op", "an SLO is a bound: `<` or `>` its threshold"))
             }
+            ClaimKind::Elsewhere if self.published.trim().is_empty() => {
+                return Err(Invalid::new("published", "says what the study reported, judged here elsewhere"))
+            }
+            ClaimKind::Elsewhere if self.conditions.as_deref().is_none_or(|c| c.trim().is_empty()) => {
+                return Err(Invalid::new(
+                    "conditions",
+                    "names how the conditions differ from the study's (`kind = \"elsewhere\"`)",
+                ))
+            }
             _ => {}
+        }
+        if self.conditions.is_some() && self.kind != ClaimKind::Elsewhere {
+            return Err(Invalid::new("conditions", "belongs to a claim of `kind = \"elsewhere\"`"));
         }
         if self.versus.is_some() && self.denominator.is_none() {
             return Err(Invalid::new("versus", "needs a denominator: it divides one ratio by another"));
