@@ -79,14 +79,19 @@ fn load_crosses_a_link_to_loopback_verified_and_a_round_trip_slower() {
 #[test]
 fn a_new_connection_per_request_pays_its_handshakes_in_round_trips() {
     let bin = workspace().join("target/release/protocols-rust");
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let tls = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // Both held until both are picked: a port freed at once may be handed out again, and the
+    // subject then fails to bind its second port after its first one already answered.
+    let (a, b) =
+        (std::net::TcpListener::bind("127.0.0.1:0").unwrap(), std::net::TcpListener::bind("127.0.0.1:0").unwrap());
+    let (port, tls) = (a.local_addr().unwrap().port(), b.local_addr().unwrap().port());
+    drop((a, b));
     let mut subject = Command::new(bin)
         .args(["--port", &port.to_string(), "--tls-port", &tls.to_string()])
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    wait_for("the REST subject to listen", 30, || std::net::TcpStream::connect(("127.0.0.1", tls)).is_ok());
+    let listening = |p: u16| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok();
+    wait_for("the REST subject to listen", 30, || listening(tls) && listening(port));
     let p50 = |url: &str| {
         let out = wirebench(&[
             "load",

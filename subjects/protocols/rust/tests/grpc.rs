@@ -45,7 +45,7 @@ fn expect(s: &mut Scenario, status: u16, body: Option<&[u8]>, messages: u64) {
 
 #[test]
 fn every_call_mode_answers_over_h2c_and_tls_and_bad_input_gets_its_status() {
-    let (plain, secure) = (common::free_port(), common::free_port());
+    let (plain, secure) = common::two_free_ports();
     let _server =
         common::start(BIN, &["--port", &plain.to_string(), "--tls-port", &secure.to_string(), "--workers", "1"], plain);
     for tls in [false, true] {

@@ -18,7 +18,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_protocols-rust");
 /// The server with its TLS port (TCP) and HTTP/3 port (UDP) on the same number, as nothing
 /// forbids; returns it with (cleartext port, TLS/h3 port).
 fn start() -> (common::Server, u16, u16) {
-    let (plain, secure) = (common::free_port(), common::free_port());
+    let (plain, secure) = common::two_free_ports();
     let s = secure.to_string();
     let server = common::start(BIN, &["--port", &plain.to_string(), "--tls-port", &s, "--h3-port", &s], plain);
     (server, plain, secure)

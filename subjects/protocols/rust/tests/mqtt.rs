@@ -101,7 +101,7 @@ fn check_broker(port: u16) {
 
 #[test]
 fn the_embedded_broker_echoes_and_refuses_bad_clients_alone() {
-    let (http, mqtt) = (common::free_port(), common::free_port());
+    let (http, mqtt) = common::two_free_ports();
     let _server = common::start(BIN, &["--port", &http.to_string(), "--mqtt-port", &mqtt.to_string()], http);
     check_broker(mqtt);
 }

@@ -111,7 +111,7 @@ fn close_code(s: &mut TcpStream) -> u16 {
 
 #[test]
 fn requests_and_pushes_answer_over_ws_and_wss_and_bad_frames_get_their_close_codes() {
-    let (plain, secure) = (common::free_port(), common::free_port());
+    let (plain, secure) = common::two_free_ports();
     let _server =
         common::start(BIN, &["--port", &plain.to_string(), "--tls-port", &secure.to_string(), "--workers", "1"], plain);
     let addr = SocketAddr::from(([127, 0, 0, 1], plain));

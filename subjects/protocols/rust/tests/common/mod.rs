@@ -27,6 +27,13 @@ pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
+/// Two distinct free ports: both held until both are picked, since a port freed at once may be
+/// handed out again (the subject then fails to bind its second port).
+pub fn two_free_ports() -> (u16, u16) {
+    let (a, b) = (TcpListener::bind("127.0.0.1:0").unwrap(), TcpListener::bind("127.0.0.1:0").unwrap());
+    (a.local_addr().unwrap().port(), b.local_addr().unwrap().port())
+}
+
 pub fn command(bin: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(bin);
     cmd.args(args).env_remove("PORT").stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
