@@ -9,7 +9,7 @@
 
 use std::time::Instant;
 
-use crate::schema::CpuSets;
+use crate::schema::{CpuSets, Metrics};
 
 /// A share of a CPU set's time above which foreign work or steal makes a repeat contended.
 /// Measured on a 2-core VM (docs/METHODOLOGY.md, "Contention"; `bench/reproduce` on protocols
@@ -76,6 +76,14 @@ impl Foreign {
     pub fn contended(&self) -> Option<bool> {
         (self.secs >= JUDGED_FROM_S).then_some(self.share > CONTENDED_SHARE)
     }
+
+    /// Stamps what was sensed on a repeat's metrics.
+    pub fn stamp(&self, m: &mut Metrics) {
+        m.foreign_cpu_s = Some(self.cpu_s);
+        m.steal_cpu_s = Some(self.steal_s);
+        m.foreign_share = Some(self.share);
+        m.contended = self.contended();
+    }
 }
 
 /// The arithmetic: `busy` and `steal` are each CPU's ticks during the repeat, `tree_s` the CPU
@@ -141,9 +149,11 @@ pub enum Watch {
 }
 
 impl Sensor {
-    pub fn watch(self) -> Watch {
+    /// Starts watching a repeat; `also` are processes the run did not start whose work is still
+    /// the run's (URL subjects on this machine whose suite gave their pid).
+    pub fn watch(self, also: &[u32]) -> Watch {
         match self {
-            Sensor::Proc => Probe::start().map_or(Watch::Off, Watch::Probe),
+            Sensor::Proc => Probe::start(also).map_or(Watch::Off, Watch::Probe),
             Sensor::Off => Watch::Off,
             Sensor::Fixed(f) => Watch::Fixed(f()),
         }
@@ -163,6 +173,7 @@ impl Watch {
 
 /// A repeat being watched: the ticks and the run's CPU when it started.
 pub struct Probe {
+    also: Vec<u32>,
     ticks: CpuTicks,
     tree_s: f64,
     own_s: f64,
@@ -170,10 +181,12 @@ pub struct Probe {
 }
 
 impl Probe {
-    /// Starts watching; `None` where `/proc/stat` cannot be read.
-    pub fn start() -> Option<Probe> {
+    /// Starts watching, counting `also` (and the processes below them) as the run's; `None`
+    /// where `/proc/stat` cannot be read.
+    pub fn start(also: &[u32]) -> Option<Probe> {
         let ticks = read()?;
-        Some(Probe { ticks, tree_s: run_cpu_s(), own_s: crate::machine::own_cpu_s(), started: Instant::now() })
+        let tree_s = run_cpu_s(also);
+        Some(Probe { also: also.to_vec(), ticks, tree_s, own_s: crate::machine::own_cpu_s(), started: Instant::now() })
     }
 
     /// What foreign work took on `cpus` since the probe started.
@@ -185,33 +198,22 @@ impl Probe {
         };
         let busy = delta(&now.busy, &self.ticks.busy);
         let steal = delta(&now.steal, &self.ticks.steal);
-        let tree_s = run_cpu_s() - self.tree_s;
+        let tree_s = run_cpu_s(&self.also) - self.tree_s;
         let own_s = crate::machine::own_cpu_s() - self.own_s;
         Some(foreign(cpus, &busy, &steal, crate::machine::clock_ticks(), tree_s, own_s, secs))
     }
 }
 
-/// CPU seconds of the run's processes: this one and every process below it, each with the
-/// children it has waited for, so a process that ran and exited inside a window (a harness's
-/// compiler or launcher) stays the run's: idle formats runs flagged 23 harness lines each while
-/// only the live processes counted.
-fn run_cpu_s() -> f64 {
+/// CPU seconds of the run's processes: this one and every process below it, and `also` with
+/// theirs, each with the children it has waited for, so a process that ran and exited inside a
+/// window (a harness's compiler or launcher) stays the run's: idle formats runs flagged 23
+/// harness lines each while only the live processes counted.
+fn run_cpu_s(also: &[u32]) -> f64 {
     let mut tree = crate::machine::process_tree(std::process::id());
-    for root in ALSO_THE_RUNS.lock().map(|g| g.clone()).unwrap_or_default() {
+    for &root in also {
         tree.extend(crate::machine::process_tree(root));
     }
     tree.iter().filter_map(|&p| crate::machine::process_cpu_with_children_s(p)).sum()
-}
-
-/// Processes the run did not start whose work is still the run's: URL subjects on this machine
-/// whose suite gave their pid.
-static ALSO_THE_RUNS: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
-
-/// Counts `pids` (and the processes below them) as the run's own from now on.
-pub fn count_as_the_runs(pids: &[u32]) {
-    if let Ok(mut g) = ALSO_THE_RUNS.lock() {
-        g.extend_from_slice(pids);
-    }
 }
 
 #[cfg(test)]
@@ -276,7 +278,7 @@ mod tests {
 
     #[test]
     fn a_probe_of_this_process_sees_little_foreign_work_on_an_idle_wait() {
-        let Some(probe) = Probe::start() else { return };
+        let Some(probe) = Probe::start(&[]) else { return };
         std::thread::sleep(std::time::Duration::from_millis(50));
         let f = probe.finish(&CpuSets::default()).unwrap();
         assert!(f.share >= 0.0 && f.cpu_s >= 0.0 && f.steal_s >= 0.0, "{f:?}");

@@ -254,11 +254,9 @@ pub fn run(
         links: Vec::new(),
         order: Order::new(opts.seed),
         started: Instant::now(),
+        also: suite.subjects.values().filter(|s| s.url.is_some()).filter_map(|s| s.pid).collect(),
     };
 
-    // A URL subject on this machine whose pid the suite gives works for the run, not against it.
-    let local: Vec<u32> = suite.subjects.values().filter(|s| s.url.is_some()).filter_map(|s| s.pid).collect();
-    crate::contention::count_as_the_runs(&local);
     let all: Vec<&Scenario> = scenarios.iter().collect();
     ctx.rounds(&all, 1..=opts.profile.repeats, launcher)?;
     let drivers: Vec<&HarnessSpec> = harnesses.iter().collect();
@@ -298,6 +296,9 @@ struct Ctx<'a> {
     order: Order,
     /// When the run began, for each line's `at_s`.
     started: Instant,
+    /// Processes the run did not start whose work is still the run's: a URL subject on this
+    /// machine whose pid the suite gives works for the run, not against it.
+    also: Vec<u32>,
 }
 
 /// The random order of each round's rows, from one seeded generator for the whole run (the
@@ -780,7 +781,7 @@ impl Ctx<'_> {
         let sampler = Sampler::start(server.subject.pid(), server.service_pids());
         let link_before = link.map(Link::stats);
         let own_before = machine::own_cpu_s();
-        let watch = self.opts.sensor.watch();
+        let watch = self.opts.sensor.watch(&self.also);
         let result = self.executor.measure(s, plan, target, self.progress.live());
         let foreign = watch.finish(&self.opts.cpus);
         let mut instrument_cpu_s = machine::own_cpu_s() - own_before;
@@ -816,10 +817,7 @@ impl Ctx<'_> {
                     m.instrument_bound = Some(load.saturated(r.duration.as_secs_f64()));
                 }
                 if let Some(f) = foreign {
-                    m.foreign_cpu_s = Some(f.cpu_s);
-                    m.steal_cpu_s = Some(f.steal_s);
-                    m.foreign_share = Some(f.share);
-                    m.contended = f.contended();
+                    f.stamp(&mut m);
                 }
                 self.row(s, repeat, Ok(m)).with_errors(&r)
             }
@@ -853,41 +851,37 @@ impl Ctx<'_> {
         // judge, `contention::JUDGED_FROM_S`). A contended line is flagged and left out of
         // summaries and verdicts; `harness_rounds` measures it again.
         let mut contended = Contended::new();
-        let mut watch = Some(self.opts.sensor.watch());
+        let mut watch = Some(self.opts.sensor.watch(&self.also));
         // A harness runs where subjects run (the supervisor pins it, and the subjects it drives,
         // to the subject's CPUs); the runner only waits meanwhile: the subject's CPUs are the set.
         let cpus = CpuSets { subject: self.opts.cpus.subject.clone(), load: Vec::new() };
         let outcome = launcher.harness(h, &args, &mut |line| {
             let foreign = watch.take().and_then(|w| w.finish(&cpus));
-            watch = Some(self.opts.sensor.watch());
+            watch = Some(self.opts.sensor.watch(&self.also));
             let row = match serde_json::from_str::<Measurement>(line) {
                 Ok(m) if m.schema_version != SCHEMA_VERSION => self.harness_failure(
                     h,
                     format!("harness wrote schema_version {}, expected {SCHEMA_VERSION}", m.schema_version),
                 ),
-                Ok(m) => Measurement {
-                    run_id: self.opts.run_id.clone(),
-                    suite: self.suite.name.clone(),
-                    // The runner knows which lab the harness serves; what it printed may not.
-                    lab: Some(self.suite.harness_lab(h).to_string()),
-                    // A transport marks a row of the load engine (the report's scenarios
-                    // table); a harness's rows are the harness's, whatever it printed.
-                    transport: None,
-                    net: h.net.as_ref().map(ToString::to_string),
-                    // Repeat 0 is a harness's verification or warm-up row.
-                    repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
-                    metrics: match foreign.filter(|_| m.repeat > 0) {
-                        Some(f) => Metrics {
-                            foreign_cpu_s: Some(f.cpu_s),
-                            steal_cpu_s: Some(f.steal_s),
-                            foreign_share: Some(f.share),
-                            contended: f.contended(),
-                            ..m.metrics
-                        },
-                        None => m.metrics,
-                    },
-                    ..m
-                },
+                Ok(mut m) => {
+                    // Repeat 0 is a harness's verification or warm-up row: nothing to judge.
+                    if let Some(f) = foreign.filter(|_| m.repeat > 0) {
+                        f.stamp(&mut m.metrics);
+                    }
+                    Measurement {
+                        run_id: self.opts.run_id.clone(),
+                        suite: self.suite.name.clone(),
+                        // The runner knows which lab the harness serves; what it printed may not.
+                        lab: Some(self.suite.harness_lab(h).to_string()),
+                        // A transport marks a row of the load engine (the report's scenarios
+                        // table); a harness's rows are the harness's, whatever it printed.
+                        transport: None,
+                        net: h.net.as_ref().map(ToString::to_string),
+                        // Repeat 0 is a harness's verification or warm-up row.
+                        repeat: if m.repeat > 0 { m.repeat + first - 1 } else { 0 },
+                        ..m
+                    }
+                }
                 Err(e) => self.harness_failure(h, format!("harness printed a line that is not a measurement: {e}")),
             };
             let key = (row.scenario.clone(), row.repeat);
