@@ -87,16 +87,22 @@ pub fn client_config(
 fn client_identity(
     c: &ClientCert,
 ) -> Result<(Vec<CertificateDer<'static>>, rustls::pki_types::PrivateKeyDer<'static>), LoadError> {
-    let (cert, key) = (c.cert.display(), c.key.display());
-    let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&c.cert)
-        .and_then(|i| i.collect::<Result<_, _>>())
-        .map_err(|e| LoadError::Tls(format!("client certificate {cert}: {e}")))?;
-    if chain.is_empty() {
-        return Err(LoadError::Tls(format!("client certificate {cert}: no certificate in it")));
-    }
+    let chain = pem_certs(&c.cert, "client certificate")?;
     let key = rustls::pki_types::PrivateKeyDer::from_pem_file(&c.key)
-        .map_err(|e| LoadError::Tls(format!("client key {key}: {e}")))?;
+        .map_err(|e| LoadError::Tls(format!("client key {}: {e}", c.key.display())))?;
     Ok((chain, key))
+}
+
+/// The certificates of a PEM file, at least one; `what` names the file in errors.
+fn pem_certs(file: &std::path::Path, what: &str) -> Result<Vec<CertificateDer<'static>>, LoadError> {
+    let shown = file.display();
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(file)
+        .and_then(|i| i.collect::<Result<_, _>>())
+        .map_err(|e| LoadError::Tls(format!("{what} {shown}: {e}")))?;
+    if certs.is_empty() {
+        return Err(LoadError::Tls(format!("{what} {shown}: no certificate in it")));
+    }
+    Ok(certs)
 }
 
 /// The system's trusted roots (`/etc/ssl/certs` on Debian), read once per process.
@@ -121,15 +127,10 @@ fn system_roots() -> Result<RootCertStore, LoadError> {
 
 /// The CA certificates of a PEM file.
 fn roots_of(file: &std::path::Path) -> Result<RootCertStore, LoadError> {
-    let shown = file.display();
-    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(file)
-        .map_err(|e| LoadError::Tls(format!("CA file {shown}: {e}")))?
-        .collect::<Result<_, _>>()
-        .map_err(|e| LoadError::Tls(format!("CA file {shown}: {e}")))?;
     let mut roots = RootCertStore::empty();
-    let (added, _) = roots.add_parsable_certificates(certs);
+    let (added, _) = roots.add_parsable_certificates(pem_certs(file, "CA file")?);
     if added == 0 {
-        return Err(LoadError::Tls(format!("CA file {shown}: no certificate in it")));
+        return Err(LoadError::Tls(format!("CA file {}: no certificate in it", file.display())));
     }
     Ok(roots)
 }
