@@ -64,6 +64,12 @@ impl Target {
         }
         (self.host.clone(), self.port)
     }
+
+    /// Whether connections stay on this machine: `address` is `localhost` or a loopback address.
+    pub fn is_loopback(&self) -> bool {
+        let (address, _) = self.address();
+        address == "localhost" || address.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+    }
 }
 
 /// How a TLS client checks the server's certificate.
@@ -78,6 +84,18 @@ pub enum Verify {
     System,
     /// Against the CA certificates of this PEM file (`--cacert`) and the server's name.
     Ca(std::path::PathBuf),
+}
+
+impl Verify {
+    /// What a user's choice asks for (curl's `--cacert` and `--insecure`): a CA file wins, else
+    /// any certificate when insecure, else the system's roots.
+    pub fn chosen(ca: Option<std::path::PathBuf>, insecure: bool) -> Verify {
+        match (ca, insecure) {
+            (Some(file), _) => Verify::Ca(file),
+            (None, true) => Verify::Any,
+            (None, false) => Verify::System,
+        }
+    }
 }
 
 /// A load's stop condition and plan are the scenario's (`Scenario::plan`).
@@ -1241,13 +1259,9 @@ impl RunningSubject for Remote {
 /// Where a URL subject's load goes: its URL's name, port and scheme, the address `connect_to`
 /// gives, and its certificate checked against the system's roots, its `ca` (relative to the
 /// project root) or not at all (`insecure`).
-fn url_target(spec: &SubjectSpec, root: &std::path::Path) -> Target {
+pub fn url_target(spec: &SubjectSpec, root: &std::path::Path) -> Target {
     let origin = Origin::parse(spec.url.as_deref().unwrap_or_default()).expect("a checked subject's url parses");
-    let verify = match (&spec.ca, spec.insecure) {
-        (Some(file), _) => Verify::Ca(root.join(file)),
-        (None, true) => Verify::Any,
-        (None, false) => Verify::System,
-    };
+    let verify = Verify::chosen(spec.ca.as_ref().map(|file| root.join(file)), spec.insecure);
     let client_cert = spec
         .client_cert
         .as_ref()

@@ -18,16 +18,11 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let driver = wirebench_load::driver_info(&args.driver)?;
     let (mut target, path) = parse_url(&args.url, driver)?;
     target.connect_to = connect_to(args.resolve.as_deref(), args.connect_to.as_deref(), &target)?;
-    target.verify = match (&args.cacert, args.insecure) {
-        (Some(file), _) => Verify::Ca(file.clone()),
-        (None, true) => Verify::Any,
-        (None, false) => Verify::System,
-    };
+    target.verify = Verify::chosen(args.cacert.clone(), args.insecure);
     target.client_cert =
         args.cert.clone().zip(args.key.clone()).map(|(cert, key)| wirebench_core::runner::ClientCert { cert, key });
-    let (address, _) = target.address();
-    let loopback = address == "localhost" || address.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    if !loopback && !args.allow_remote {
+    if !target.is_loopback() && !args.allow_remote {
+        let (address, _) = target.address();
         bail!("`{address}` is not a loopback address: wirebench loads this machine unless --allow-remote");
     }
     let mut scenario = scenario_of(args, driver, &target, path)?;

@@ -69,12 +69,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
     let suite = Suite::load(&path, &root, &wirebench_load::Registry)?;
     for (name, subject) in suite.subjects.iter().filter(|(_, s)| s.url.is_some() && s.pid.is_none()) {
         let url = subject.url.as_deref().unwrap_or_default();
-        let host = match &subject.connect_to {
-            Some(to) => to.rsplit_once(':').map_or(to.as_str(), |(h, _)| h).to_string(),
-            None => suite::Origin::parse(url).map(|o| o.host).unwrap_or_default(),
-        };
-        let host = host.trim_start_matches('[').trim_end_matches(']');
-        if host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()) {
+        if wirebench_core::runner::url_target(subject, &root).is_loopback() {
             eprintln!(
                 "subject `{name}` ({url}) runs on this machine: give its `pid` so its work is the run's, not foreign \
                  load (its repeats would read as contended), and pin it to the subject's CPUs (--cpus)"
