@@ -52,16 +52,23 @@ impl Bar {
     fn tick_live_rate(&self) {
         let (bar, live, state, done) = (self.bar.clone(), self.live.clone(), self.state.clone(), self.done.clone());
         std::thread::spawn(move || {
-            let mut last = (Instant::now(), 0u64);
-            while !done.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(200));
-                let now = (Instant::now(), live.load(Ordering::Relaxed));
-                let rate = now.1.saturating_sub(last.1) as f64 / (now.0 - last.0).as_secs_f64();
-                last = now;
+            each_rate(&live, &done, |_, rate| {
                 let s = state.lock().expect("progress state");
                 bar.set_message(format!("{} · {} · {} req/s", s.scenario, s.phase, thousands(rate)));
-            }
+            })
         });
+    }
+}
+
+/// Every 200 ms until `done`, shows `counter`'s count and its rate since the last time.
+fn each_rate(counter: &AtomicU64, done: &AtomicBool, mut show: impl FnMut(u64, f64)) {
+    let mut last = (Instant::now(), 0u64);
+    while !done.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(200));
+        let now = (Instant::now(), counter.load(Ordering::Relaxed));
+        let rate = now.1.saturating_sub(last.1) as f64 / (now.0 - last.0).as_secs_f64();
+        last = now;
+        show(now.1, rate);
     }
 }
 
@@ -174,15 +181,10 @@ impl LiveLine {
                 bar.set_style(
                     ProgressStyle::with_template("{spinner} {msg} [{elapsed_precise}]").expect("valid template"),
                 );
-                let mut last = (Instant::now(), 0u64);
-                while !done.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    let now = (Instant::now(), counter.load(Ordering::Relaxed));
-                    let rate = now.1.saturating_sub(last.1) as f64 / (now.0 - last.0).as_secs_f64();
-                    last = now;
-                    bar.set_message(format!("{} answers  {rate:.0} req/s", now.1));
+                each_rate(&counter, &done, |answers, rate| {
+                    bar.set_message(format!("{answers} answers  {rate:.0} req/s"));
                     bar.tick();
-                }
+                });
                 bar.finish_and_clear();
             })
         });
