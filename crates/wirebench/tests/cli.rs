@@ -684,7 +684,7 @@ fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval()
 #[test]
 fn a_url_subject_suite_runs_outside_the_repository() {
     let _turn = one_at_a_time();
-    let (mut server, port) = common::rest_subject();
+    let (server, port) = common::rest_subject();
     let dir = tempfile::tempdir().unwrap();
     let suite = format!(
         "[subjects.api]\nurl = \"http://127.0.0.1:{port}\"\n\n[[scenarios]]\nid = \"small\"\nsubject = \"api\"\n\
@@ -694,8 +694,7 @@ fn a_url_subject_suite_runs_outside_the_repository() {
     std::fs::write(dir.path().join("api.toml"), suite).unwrap();
     let run = |args: &[&str]| Command::new(WIREBENCH).args(args).current_dir(dir.path()).output().unwrap();
     let out = run(&["run", "api.toml", "--profile", "smoke"]);
-    server.kill().unwrap();
-    server.wait().unwrap();
+    drop(server);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let results = results_dir(&out.stdout);
     assert!(results.starts_with(dir.path().join("results")) || results.is_relative(), "{}", results.display());

@@ -4,25 +4,19 @@
 //! apache2 (`make setup` installs it).
 
 use std::path::Path;
-use std::process::{Child, Output};
+use std::process::Output;
 
 mod common;
-use common::{certificates, start_server, wirebench};
+use common::{certificates, start_server, wirebench, Server};
 
 const SMALL: &str = "served by httpd\n";
 const BIG: usize = (1 << 20) + 13;
 
 struct Httpd {
-    child: Child,
+    /// Stopped when the test ends, before its directory goes.
+    _child: Server,
     port: u16,
     dir: tempfile::TempDir,
-}
-
-impl Drop for Httpd {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 fn start() -> Httpd {
@@ -80,7 +74,7 @@ fn start() -> Httpd {
     std::fs::write(dir.path().join("httpd.conf"), conf).unwrap();
     let (conf, log) = (format!("{d}/httpd.conf"), dir.path().join("error.log"));
     let child = start_server("Apache httpd", httpd, &["-f", &conf, "-DFOREGROUND"], port, &log);
-    Httpd { child, port, dir }
+    Httpd { _child: child, port, dir }
 }
 
 fn load(server: &Httpd, name: &str, path: &str, extra: &[&str]) -> Output {

@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 mod common;
 
-use common::{json, rest_subject, wait_for, wirebench, workspace};
+use common::{json, rest_subject, wait_for, wirebench, workspace, Server};
 
 const WIREBENCH: &str = env!("CARGO_BIN_EXE_wirebench");
 
@@ -46,7 +46,7 @@ fn net_check_observes_the_round_trip_and_loss_it_was_given() {
 
 #[test]
 fn load_crosses_a_link_to_loopback_verified_and_a_round_trip_slower() {
-    let (mut subject, port) = rest_subject();
+    let (subject, port) = rest_subject();
     let url = format!("http://127.0.0.1:{port}/payload/1024");
     let out = wirebench(&[
         "load",
@@ -61,8 +61,7 @@ fn load_crosses_a_link_to_loopback_verified_and_a_round_trip_slower() {
         "1024",
         "--json",
     ]);
-    subject.kill().unwrap();
-    subject.wait().unwrap();
+    drop(subject);
     let r = json(&out);
     assert_eq!((r["requests"].as_u64(), r["errors"].as_u64()), (Some(400), Some(0)), "{r}");
     assert!(r["bytes_received"].as_u64().unwrap() >= 400 * 1024);
@@ -85,11 +84,9 @@ fn a_new_connection_per_request_pays_its_handshakes_in_round_trips() {
         (std::net::TcpListener::bind("127.0.0.1:0").unwrap(), std::net::TcpListener::bind("127.0.0.1:0").unwrap());
     let (port, tls) = (a.local_addr().unwrap().port(), b.local_addr().unwrap().port());
     drop((a, b));
-    let mut subject = Command::new(bin)
-        .args(["--port", &port.to_string(), "--tls-port", &tls.to_string()])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let subject = Server::spawn(
+        Command::new(bin).args(["--port", &port.to_string(), "--tls-port", &tls.to_string()]).stderr(Stdio::null()),
+    );
     let listening = |p: u16| std::net::TcpStream::connect(("127.0.0.1", p)).is_ok();
     wait_for("the REST subject to listen", 30, || listening(tls) && listening(port));
     let p50 = |url: &str| {
@@ -115,8 +112,7 @@ fn a_new_connection_per_request_pays_its_handshakes_in_round_trips() {
     };
     let plain = p50(&format!("http://127.0.0.1:{port}/payload/1024"));
     let secure = p50(&format!("https://127.0.0.1:{tls}/payload/1024"));
-    subject.kill().unwrap();
-    subject.wait().unwrap();
+    drop(subject);
     // Lower bounds only: a link cannot be beaten, while a busy machine can add time to anything.
     assert!(plain >= 40_000, "a new cleartext connection's request took {plain} µs, under 2 round trips");
     assert!(secure >= 60_000, "a new TLS 1.3 connection's request took {secure} µs, under 3 round trips");
@@ -166,7 +162,7 @@ fn sigkill_leaves_no_namespace_and_no_device() {
     check.wait().unwrap();
     wait_for("the killed check's namespaces to go", 10, || wirebench_link::held_namespaces(None).is_disjoint(&made));
 
-    let (mut subject, port) = rest_subject();
+    let (subject, port) = rest_subject();
     let url = format!("http://127.0.0.1:{port}/payload/1024");
     let mut load = Command::new(WIREBENCH)
         .args(["load", &url, "--net", "rtt=50ms", "-d", "60", "-c", "2"])
@@ -179,6 +175,5 @@ fn sigkill_leaves_no_namespace_and_no_device() {
     load.kill().unwrap();
     load.wait().unwrap();
     wait_for("the killed load's device to go", 10, || !device.exists());
-    subject.kill().unwrap();
-    subject.wait().unwrap();
+    drop(subject);
 }

@@ -5,10 +5,10 @@
 //! present. Needs nginx (`make setup` installs nginx-light).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::{Command, Output};
 
 mod common;
-use common::{certificates, start_server, wirebench};
+use common::{certificates, start_server, wirebench, Server};
 
 const SITE_A: &str = "site-a\n";
 const SITE_B: &str = "the other site\n";
@@ -17,18 +17,12 @@ const MUTUAL: &str = "mutual TLS\n";
 /// The size of the static file nginx serves at /big.
 const BIG: usize = (1 << 20) + 7;
 
+/// Fields drop in order: nginx is stopped before the next test may take its turn.
 struct Nginx {
+    child: Server,
     _turn: std::sync::MutexGuard<'static, ()>,
-    child: Child,
     port: u16,
     dir: tempfile::TempDir,
-}
-
-impl Drop for Nginx {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl Nginx {

@@ -143,27 +143,13 @@ fn load_runs_a_suites_thread_group_and_list_prints_its_data() {
     let dir = tempfile::tempdir().unwrap();
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let store = format!("sqlite:{}/restcache.db", dir.path().display());
-    // Killed when the test ends, whichever way it ends.
-    struct Service(std::process::Child);
-    impl Drop for Service {
-        fn drop(&mut self) {
-            self.0.kill().ok();
-            self.0.wait().ok();
-        }
-    }
-    let service = Service(
+    let service = common::Server::spawn(
         std::process::Command::new(common::workspace().join("target/release/restcache-rust"))
             .args(["--port", &port.to_string(), "--store", &store])
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap(),
+            .stderr(std::process::Stdio::null()),
     );
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(std::time::Instant::now() < deadline, "restcache-rust did not listen within 30 s");
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    common::wait_for("restcache-rust to listen", 30, || std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
     let base = format!("http://127.0.0.1:{port}");
     let out = wirebench(&["load", &base, "--suite", "restcache", "--group", "g3", "-n", "40", "-c", "4", "--json"]);
     let wrong_path = wirebench(&["load", &format!("{base}/api/"), "--suite", "restcache", "--group", "g3"]);

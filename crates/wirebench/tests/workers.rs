@@ -23,7 +23,7 @@ fn one_line_error(out: &Output, want: &str) {
 #[test]
 fn two_workers_merge_into_one_load_of_every_sample() {
     let _turn = one_at_a_time();
-    let (mut subject, port) = rest_subject();
+    let (subject, port) = rest_subject();
     let dir = tempfile::tempdir().unwrap();
     let url = format!("http://127.0.0.1:{port}/payload/1024");
     let outs: Vec<PathBuf> = (0..2).map(|i| dir.path().join(format!("w{i}"))).collect();
@@ -63,8 +63,7 @@ fn two_workers_merge_into_one_load_of_every_sample() {
         "--out",
         merged_dir.to_str().unwrap(),
     ]));
-    subject.kill().unwrap();
-    subject.wait().unwrap();
+    drop(subject);
     assert_eq!(m["requests"], 6001);
     assert_eq!(
         m["bytes_received"].as_u64(),
@@ -251,7 +250,7 @@ fn a_row_of_fewer_connections_than_workers_is_loaded_by_the_first_ones() {
 #[test]
 fn a_url_subject_is_loaded_by_workers_as_by_one_process() {
     let _turn = one_at_a_time();
-    let (mut server, port) = common::rest_subject();
+    let (server, port) = common::rest_subject();
     let suite = tempfile::tempdir().unwrap();
     let file = suite.path().join("api.toml");
     std::fs::write(
@@ -264,8 +263,7 @@ fn a_url_subject_is_loaded_by_workers_as_by_one_process() {
     )
     .unwrap();
     let (rows, _, workers) = run_rows(file.to_str().unwrap(), "api-get", 2);
-    server.kill().unwrap();
-    server.wait().unwrap();
+    drop(server);
     for w in &workers {
         assert!(w.status.success(), "{}", String::from_utf8_lossy(&w.stderr));
     }
