@@ -17,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -86,8 +86,10 @@ smoke: build ## Run the seconds-long smoke suite
 
 test: setup build test-rust test-formats test-parse test-realtime test-restcache test-web test-deploy ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test, the Kubernetes manifests (offline)
 
+# --release: the tests link the dependencies `make build` compiled, and run its binaries; a debug
+# tree would compile all of them a second time (decision 0026).
 test-rust:
-	$(CARGO) test --workspace --locked
+	$(CARGO) test --workspace --locked --release
 
 test-web:
 	cd web && node --test tests/
@@ -106,6 +108,13 @@ conformance: build ## Stock clients of each protocol against its subjects (httpx
 	@[ -x conformance/.venv/bin/python ] || python3 -m venv conformance/.venv
 	@conformance/.venv/bin/pip install -q --disable-pip-version-check -r conformance/requirements.txt
 	cd conformance && .venv/bin/python -m unittest discover -v 2>&1
+
+# Debian's buildah (no daemon, vfs storage as root) and musl-gcc for ring's and mimalloc's C.
+setup-image:
+	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES="buildah musl-tools"
+
+image: setup-image ## The worker image: wirebench static (musl) FROM scratch, checked by running it from the image; target/wirebench-worker.oci.tar
+	deploy/image.sh
 
 test-deploy: ## The Kubernetes manifests rendered for 1, 4 and 16 workers and decoded strictly into the API types (no cluster needed)
 	cd $(DEPLOY_K8S) && go test ./...
@@ -170,11 +179,11 @@ fuzz: ## Fuzz every Rust decoder for FUZZ_SECONDS each (nightly + cargo-fuzz; no
 	subjects/formats/rust/fuzz/run $(FUZZ_SECONDS)
 
 docs: ## Regenerate the documents' generated blocks (numbers from docs/labs/results/) after a run is committed there
-	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench --locked --test docs
+	WIREBENCH_BLESS=1 $(CARGO) test --release -p wirebench --locked --test docs
 
 schemas: ## Regenerate schemas/*.json from the Rust types
-	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-core --lib committed_schemas_are_up_to_date
-	WIREBENCH_BLESS=1 $(CARGO) test -p wirebench-report --lib the_committed_schema_is_up_to_date
+	WIREBENCH_BLESS=1 $(CARGO) test --release -p wirebench-core --lib committed_schemas_are_up_to_date
+	WIREBENCH_BLESS=1 $(CARGO) test --release -p wirebench-report --lib the_committed_schema_is_up_to_date
 
 clean: ## Remove build outputs and results
 	rm -rf target results web/node_modules web/dist web/dist-node subjects/parse/java/target

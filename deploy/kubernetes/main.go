@@ -17,6 +17,7 @@ func main() {
 	flag.StringVar(&o.Suite, "suite", "", "run this suite of the image, every row's load from the workers (instead of loading -url)")
 	flag.StringVar(&o.Profile, "profile", "quick", "with -suite: the suite's profile")
 	flag.StringVar(&o.Image, "image", "", "image with wirebench and the subject (deploy/Containerfile)")
+	flag.StringVar(&o.WorkerImage, "worker-image", "", "image of the workers and the merge: wirebench alone (deploy/image.sh); default -image")
 	flag.StringVar(&o.URL, "url", "http://wirebench-subject:8080/payload/1024", "what the workers load")
 	flag.IntVar(&o.Workers, "workers", 2, "workers (pods of the Indexed Job)")
 	flag.IntVar(&o.Connections, "connections", 100, "connections in all, split over the workers")

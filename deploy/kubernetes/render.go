@@ -7,6 +7,7 @@ package main
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -29,9 +30,12 @@ var templates embed.FS
 type Options struct {
 	// Suite, when set, runs that suite of the image with every row's load from the workers
 	// (templates/suite); else the workers load one URL for a duration (templates/load).
-	Suite        string
-	Profile      string
-	Image        string
+	Suite   string
+	Profile string
+	Image   string
+	// WorkerImage runs the workers and the merge: wirebench alone (deploy/image.sh); Image when
+	// empty.
+	WorkerImage  string
 	URL          string
 	Workers      int
 	Connections  int
@@ -77,9 +81,6 @@ func (o Options) Check() error {
 		return fmt.Errorf("-duration %g: must be positive", o.DurationS)
 	case o.URL == "":
 		return errors.New("-url: the service to load, as the workers reach it")
-	case strings.ContainsAny(o.URL, "'\n"):
-		// The workers' command quotes it for the shell in single quotes.
-		return fmt.Errorf("-url %q: a quote or a line break cannot be passed to the workers", o.URL)
 	}
 	return nil
 }
@@ -92,11 +93,21 @@ func (o Options) mode() string {
 	return "load"
 }
 
+// funcs are the templates' own: json quotes a string as YAML reads it back unchanged (a JSON
+// string is a YAML flow scalar), whatever a URL holds.
+var funcs = template.FuncMap{"json": func(s string) (string, error) {
+	b, err := json.Marshal(s)
+	return string(b), err
+}}
+
 // Render returns the manifests, one file each, validated: results, subject, workers and merge
 // for a load; results, suite, workers and reader for a suite.
 func Render(o Options) (map[string]string, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
+	}
+	if o.WorkerImage == "" {
+		o.WorkerImage = o.Image
 	}
 	v := values{Options: o, StartAt: fmt.Sprintf("%.3f", float64(o.StartAt.UnixMilli())/1e3)}
 	for i := 0; i < o.Workers; i++ {
@@ -117,7 +128,7 @@ func Render(o Options) (map[string]string, error) {
 	out := map[string]string{}
 	for _, p := range paths {
 		n := path.Base(p)
-		t, err := template.New(n).Option("missingkey=error").ParseFS(templates, p)
+		t, err := template.New(n).Option("missingkey=error").Funcs(funcs).ParseFS(templates, p)
 		if err != nil {
 			return nil, err
 		}
@@ -243,6 +254,16 @@ func checkJob(j *batchv1.Job, o Options) error {
 		return fmt.Errorf("%d containers, want 1", len(c))
 	}
 	command := strings.Join(append(append([]string{}, c[0].Command...), c[0].Args...), " ")
+	name := j.Labels["app.kubernetes.io/name"]
+	if name == "wirebench-worker" || name == "wirebench-merge" {
+		// The worker image has no shell and no other program.
+		if len(c[0].Command) == 0 || c[0].Command[0] != "wirebench" {
+			return fmt.Errorf("the %s runs wirebench itself (its image has nothing else): %s", name, command)
+		}
+		if want := o.WorkerImage; want != "" && c[0].Image != want {
+			return fmt.Errorf("the %s's image is %s, not -worker-image %s", name, c[0].Image, want)
+		}
+	}
 	if j.Labels["app.kubernetes.io/name"] == "wirebench-worker" {
 		if j.Spec.CompletionMode == nil || *j.Spec.CompletionMode != batchv1.IndexedCompletion {
 			return errors.New("the workers must be an Indexed Job: JOB_COMPLETION_INDEX is the worker index")
@@ -255,9 +276,10 @@ func checkJob(j *batchv1.Job, o Options) error {
 			a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].LabelSelector.MatchLabels["app.kubernetes.io/name"] != "wirebench-subject" {
 			return errors.New("the workers must keep off the subject's node (required pod anti-affinity)")
 		}
-		wants := []string{"--worker \"$JOB_COMPLETION_INDEX/" + fmt.Sprint(o.Workers) + "\"", "--start-at ", "--out "}
+		index := "--worker $(JOB_COMPLETION_INDEX)/" + fmt.Sprint(o.Workers)
+		wants := []string{"wirebench load ", index, "--start-at ", "--out /results/" + o.RunID + "/w$(JOB_COMPLETION_INDEX)"}
 		if o.Suite != "" {
-			wants = []string{"wirebench worker ", "--worker \"$JOB_COMPLETION_INDEX/" + fmt.Sprint(o.Workers) + "\"", "--coordinator http://wirebench-coordinator:7070"}
+			wants = []string{"wirebench worker ", index, "--coordinator http://wirebench-coordinator:7070"}
 		}
 		for _, want := range wants {
 			if !strings.Contains(command, want) {

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/yaml"
 )
 
 func options(n int) Options {
@@ -27,7 +30,7 @@ func TestRenderedManifestsAreValidForEveryWorkerCount(t *testing.T) {
 			t.Fatalf("%d workers: %d files", n, len(files))
 		}
 		w := files["workers.yaml"]
-		for _, want := range []string{"completionMode: Indexed", "completions: " + strconv.Itoa(n), "parallelism: " + strconv.Itoa(n), "--start-at 1800000000.000"} {
+		for _, want := range []string{"completionMode: Indexed", "completions: " + strconv.Itoa(n), "parallelism: " + strconv.Itoa(n), "- --start-at\n            - \"1800000000.000\""} {
 			if !strings.Contains(w, want) {
 				t.Errorf("%d workers: workers.yaml lacks %q", n, want)
 			}
@@ -54,6 +57,8 @@ func TestValidateRefusesWhatAClusterWould(t *testing.T) {
 		"restarted pods":     strings.Replace(w, "restartPolicy: Never", "restartPolicy: OnFailure", 1),
 		"no anti-affinity":   strings.Replace(w, "app.kubernetes.io/name: wirebench-subject", "app.kubernetes.io/name: other", 1),
 		"an upper-case name": strings.Replace(w, "name: wirebench-workers-run1", "name: Wirebench", 1),
+		"another index":      strings.Replace(w, "$(JOB_COMPLETION_INDEX)/4", "$JOB_COMPLETION_INDEX/4", 1),
+		"a shell":            strings.Replace(w, "- wirebench\n", "- sh\n            - -c\n            - wirebench\n", 1),
 	} {
 		if err := Validate(broken, options(4)); err == nil {
 			t.Errorf("%s was accepted", name)
@@ -92,7 +97,8 @@ func TestSuiteManifestsAreValidForEveryWorkerCount(t *testing.T) {
 		broken := map[string]string{
 			"no pod address":         strings.Replace(files["suite.yaml"], "fieldPath: status.podIP", "fieldPath: status.hostIP", 1),
 			"another worker count":   strings.Replace(files["suite.yaml"], "--workers "+strconv.Itoa(n), "--workers 99", 1),
-			"a worker loading a URL": strings.Replace(w, "wirebench worker --coordinator", "wirebench load --coordinator", 1),
+			"a worker loading a URL": strings.Replace(w, "- worker\n", "- load\n", 1),
+			"a worker in a shell":    strings.Replace(w, "- wirebench\n", "- sh\n            - -c\n            - wirebench\n", 1),
 			"a misspelt reader":      strings.Replace(files["reader.yaml"], "restartPolicy:", "restartPolicyy:", 1),
 		}
 		for name, text := range broken {
@@ -114,6 +120,42 @@ func TestOptionsAreCheckedFirst(t *testing.T) {
 	} {
 		if _, err := Render(o); err == nil {
 			t.Errorf("%s was rendered", name)
+		}
+	}
+}
+
+// The workers and the merge run the worker image (wirebench alone, no shell), the subject and a
+// suite's run the full one; a URL reaches the worker's command unchanged whatever it holds.
+func TestWorkersRunTheWorkerImage(t *testing.T) {
+	o := options(4)
+	o.WorkerImage = "registry.example/wirebench-worker:1"
+	o.URL = `http://svc:8080/search?q='a b'&x="y"\z`
+	files, err := Render(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"workers.yaml": o.WorkerImage, "merge.yaml": o.WorkerImage, "subject.yaml": o.Image} {
+		if !strings.Contains(files[name], "image: "+want+"\n") {
+			t.Errorf("%s does not run %s", name, want)
+		}
+	}
+	var job batchv1.Job
+	if err := yaml.UnmarshalStrict([]byte(files["workers.yaml"]), &job); err != nil {
+		t.Fatal(err)
+	}
+	if got := job.Spec.Template.Spec.Containers[0].Command[2]; got != o.URL {
+		t.Errorf("the workers load %q, not %q", got, o.URL)
+	}
+	if err := Validate(strings.Replace(files["merge.yaml"], o.WorkerImage, o.Image, 1), o); err == nil {
+		t.Error("a merge on the full image was accepted with -worker-image set")
+	}
+	o.Suite, o.Profile = "protocols", "quick"
+	if files, err = Render(o); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"workers.yaml": o.WorkerImage, "suite.yaml": o.Image, "reader.yaml": o.Image} {
+		if !strings.Contains(files[name], "image: "+want+"\n") {
+			t.Errorf("suite: %s does not run %s", name, want)
 		}
 	}
 }

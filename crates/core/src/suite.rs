@@ -123,7 +123,7 @@ impl Suite {
     /// `load` with a catalog already read (`wirebench build` and `list` read many suites).
     pub fn load_with(path: &Path, root: &Path, catalog: &Catalog, drivers: &dyn Drivers) -> Result<Suite, SuiteError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read { file: file.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|err| SuiteError::Read { file: file.clone(), err })?;
         let mut suite = Suite::parse_with(&text, &file, catalog)?;
         suite.name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
         suite.check(&file, drivers)?;

@@ -702,4 +702,11 @@ fn a_url_subject_suite_runs_outside_the_repository() {
     let measured = lines.iter().find(|m| m["scenario"] == "small" && m["status"] == "ok" && m["repeat"] == 1);
     assert!(measured.is_some_and(|m| m["metrics"]["requests"].as_u64() > Some(0)), "{lines:?}");
     assert_one_line_error(&run(&["run", "protocols"]), "the built-in suites live in the wirebench repository");
+    // The commands that read the suites directory say where it is, and the OS's reason once.
+    for cmd in [&["list"][..], &["build", "protocols"]] {
+        let out = run(cmd);
+        assert_one_line_error(&out, "the built-in suites are in the wirebench repository");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.matches("No such file or directory").count(), 1, "{cmd:?}: {stderr}");
+    }
 }

@@ -64,7 +64,7 @@ impl Catalog {
         let mut catalog = Catalog::default();
         let mut files = Vec::new();
         declaration_files(root, HARNESS_FILE, &mut files)
-            .map_err(|source| SuiteError::Read { file: root.display().to_string(), source })?;
+            .map_err(|err| SuiteError::Read { file: root.display().to_string(), err })?;
         for path in files {
             let (file, table) = read(root, &path)?;
             catalog.add(Kind::Harness, &file, table)?;
@@ -75,15 +75,15 @@ impl Catalog {
         }
         let mut files = Vec::new();
         declaration_files(&dir, SUBJECT_FILE, &mut files)
-            .map_err(|source| SuiteError::Read { file: dir.display().to_string(), source })?;
+            .map_err(|err| SuiteError::Read { file: dir.display().to_string(), err })?;
         for path in files {
             let (file, table) = read(root, &path)?;
             catalog.add(Kind::Subject, &file, table)?;
         }
         let services = dir.join(SERVICES_DIR);
         if services.is_dir() {
-            let paths = toml_files(&services)
-                .map_err(|source| SuiteError::Read { file: services.display().to_string(), source })?;
+            let paths =
+                toml_files(&services).map_err(|err| SuiteError::Read { file: services.display().to_string(), err })?;
             for path in paths {
                 let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let (file, table) = read(root, &path)?;
@@ -288,7 +288,7 @@ fn declaration_files(dir: &Path, file_name: &str, out: &mut Vec<PathBuf>) -> std
 /// A declaration file's TOML, with its path relative to the root for messages.
 fn read(root: &Path, path: &Path) -> Result<(String, toml::Table), SuiteError> {
     let file = path.strip_prefix(root).unwrap_or(path).display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| SuiteError::Read { file: file.clone(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|err| SuiteError::Read { file: file.clone(), err })?;
     let table = text.parse::<toml::Table>().map_err(|e| {
         let line = e.span().map_or("(syntax)".to_string(), |s| {
             format!("line {}", text[..s.start.min(text.len())].lines().count().max(1))

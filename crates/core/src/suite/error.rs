@@ -6,8 +6,9 @@
 /// A suite file that can't be used; `Display` is the one line a user sees.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
-    #[error("{file}: cannot read: {source}")]
-    Read { file: String, source: std::io::Error },
+    #[error("{file}: cannot read: {err}")]
+    // Not `source`: the message already says it, and a chain would say it twice.
+    Read { file: String, err: std::io::Error },
     #[error("{file}: {key}: {message}")]
     Invalid { file: String, key: String, message: String },
 }

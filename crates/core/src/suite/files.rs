@@ -8,17 +8,23 @@ use super::error::SuiteError;
 /// The project root: the directory holding the suites directory. Commands, working directories
 /// and `subjects/` are relative to it.
 pub fn project_root(suites_dir: &Path) -> Result<PathBuf, SuiteError> {
-    let dir = suites_dir.canonicalize().map_err(|source| SuiteError::Read {
-        file: format!("{} (the suites directory; use --suites-dir)", suites_dir.display()),
-        source,
-    })?;
+    let dir = suites_dir.canonicalize().map_err(|err| SuiteError::Read { file: suites_dir_named(suites_dir), err })?;
     Ok(dir.parent().map(Path::to_path_buf).unwrap_or(dir))
+}
+
+/// The suites directory as an error names it: outside a checkout (an installed wirebench) the
+/// user must learn where the built-in suites are.
+fn suites_dir_named(suites_dir: &Path) -> String {
+    format!(
+        "{} (the suites directory: the built-in suites are in the wirebench repository; run from its root or \
+         use --suites-dir)",
+        suites_dir.display()
+    )
 }
 
 /// Every suite file in the suites directory, by name.
 pub fn files(suites_dir: &Path) -> Result<Vec<PathBuf>, SuiteError> {
-    toml_files(suites_dir)
-        .map_err(|source| SuiteError::Read { file: format!("{} (use --suites-dir)", suites_dir.display()), source })
+    toml_files(suites_dir).map_err(|err| SuiteError::Read { file: suites_dir_named(suites_dir), err })
 }
 
 /// The `.toml` files directly in `dir`, by name (suites, service declarations).
