@@ -474,6 +474,7 @@ mod tests {
             op,
             threshold: Some(threshold),
             except: Vec::new(),
+            also: Vec::new(),
         }
     }
 
@@ -764,6 +765,34 @@ mod tests {
         // Nothing matched: inconclusive, naming the glob.
         let j = judge(&Claim { denominator: Some("*-10mb".into()), ..c }, &rows);
         assert_eq!(j.outcome.reason, Some(Reason::NoCase { globs: vec!["*-10mb".into()] }));
+    }
+
+    #[test]
+    fn also_adds_rows_the_glob_cannot_reach() {
+        // "ws-1mb-per-call is the fastest 1 MB row" of a table that has an MQTT row with no
+        // per-call twin: `also` brings it in as a case of its own, and here it decides.
+        let rows = vec![
+            paired("ws-1mb-per-call", &[300.0, 310.0, 290.0]),
+            paired("rest-1mb-per-call", &[100.0, 101.0, 99.0]),
+            paired("mqtt-1mb", &[400.0, 404.0, 396.0]),
+        ];
+        let c = Claim {
+            numerator: "ws-1mb-per-call".into(),
+            denominator: Some("*-1mb-per-call".into()),
+            ..claim(Op::Greater, 1.0)
+        };
+        assert_eq!(judge(&c, &rows).outcome.verdict, Verdict::Confirmed);
+        let c = Claim { also: vec!["mqtt-1mb".into()], ..c };
+        let j = judge(&c, &rows);
+        let labels: Vec<&str> = j.cases.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["rest", "mqtt-1mb"]);
+        assert_eq!(j.cases[1].scenarios, ["ws-1mb-per-call", "mqtt-1mb"]);
+        assert_eq!((j.outcome.verdict, j.deciding.as_deref()), (Verdict::Refuted, Some("mqtt-1mb")));
+        // Two `*`s: which one would the id stand for?
+        let two = Claim { numerator: "*-1kb-per-call".into(), ..c.clone() };
+        assert_eq!(two.check().unwrap_err().key, "also");
+        let glob = Claim { also: vec!["mqtt-*".into()], ..c };
+        assert_eq!(glob.check().unwrap_err().key, "also[0]");
     }
 
     #[test]

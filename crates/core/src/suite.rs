@@ -361,6 +361,9 @@ impl Suite {
                     return bad(key, format!("no scenario named `{id}`"));
                 }
             }
+            if let Some((j, id)) = c.also.iter().enumerate().find(|(_, id)| !self.names_scenario(id)) {
+                return bad(format!("claims[{i}].also[{j}]"), format!("no scenario named `{id}`"));
+            }
         }
         for (i, t) in self.published.iter().enumerate() {
             own(&format!("published[{i}]"), t.check())?;

@@ -279,7 +279,11 @@ fn claim_expression(claim: &Claim) -> String {
         },
         (None, None) => String::new(),
     };
-    let every = if claim.is_quantified() { "for every *: " } else { "" };
+    let every = match (claim.is_quantified(), claim.also.is_empty()) {
+        (false, _) => String::new(),
+        (true, true) => "for every *: ".to_string(),
+        (true, false) => format!("for every * and {}: ", claim.also.join(", ")),
+    };
     let except = if claim.except.is_empty() { String::new() } else { format!(" except {}", claim.except.join(", ")) };
     format!("{every}{lhs} {} {rhs}{except}", claim.op.symbol())
 }
@@ -377,6 +381,7 @@ mod tests {
             op: Op::About,
             threshold: None,
             except: Vec::new(),
+            also: Vec::new(),
         };
         let outside = reason_words(&about, &Reason::SizeOutside { over: 0.6, low: 1.2, high: 2.7 });
         assert_eq!(outside, "at 0.600× the study's number (outside 1.20×–2.70×, the study's 1.80×)");

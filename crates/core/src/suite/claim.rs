@@ -54,6 +54,12 @@ pub struct Claim {
     /// Scenario-id globs of cases a quantified claim leaves out (rows that measure something else).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub except: Vec<String>,
+    /// Scenario ids a quantified claim also ranges over, beyond what its `*` matches: rows of the
+    /// same comparison whose ids the glob cannot reach (`mqtt-mosquitto-qos1-1mb` beside
+    /// `*-1mb-per-call`: MQTT answers by echo and has no per-call twin). Each is a case of its
+    /// own, named by its id, standing where the `*`-id stands.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<String>,
 }
 
 /// A table the study published, each of its numbers tied to the row of ours that measures the
@@ -193,6 +199,15 @@ impl Claim {
         if let Some(g) = self.except.iter().find(|g| glob::Pattern::new(g).is_err()) {
             return Err(Invalid::new("except", format!("`{g}` is not a glob")));
         }
+        if !self.also.is_empty() && self.factors().iter().filter(|(id, _)| id.contains('*')).count() != 1 {
+            return Err(Invalid::new(
+                "also",
+                "needs exactly one scenario id with a `*`: each id of `also` stands for it",
+            ));
+        }
+        if let Some((j, id)) = self.also.iter().enumerate().find(|(_, id)| id.contains(['*', '?', '['])) {
+            return Err(Invalid::new(format!("also[{j}]"), format!("`{id}` is a glob: `also` names scenarios")));
+        }
         match (self.op, self.threshold) {
             (Op::About, Some(_)) => {
                 return Err(Invalid::new(
@@ -276,7 +291,7 @@ impl Claim {
     }
 
     /// The cases a quantified claim ranges over among `ids`: each value of its `*` that some
-    /// globbed scenario id matches, with every factor's id filled in. A case is left out when two
+    /// globbed scenario id matches, with every factor's id filled in, then each id of `also`. A case is left out when two
     /// of its factors name the same scenario (the row against itself) or one matches `except`.
     /// A case may name a scenario that is not in `ids`: it was not measured.
     pub fn cases(&self, ids: &[&str]) -> Vec<ClaimCase> {
@@ -289,12 +304,20 @@ impl Claim {
             .collect();
         captures.sort_unstable();
         captures.dedup();
+        let also = self.also.iter().map(|id| ClaimCase {
+            label: id.clone(),
+            factors: factors
+                .iter()
+                .map(|&(f, e)| (if f.contains('*') { id.clone() } else { f.to_string() }, e))
+                .collect(),
+        });
         captures
             .into_iter()
             .map(|c| ClaimCase {
                 label: c.to_string(),
                 factors: factors.iter().map(|&(f, e)| (f.replacen('*', c, 1), e)).collect(),
             })
+            .chain(also)
             .filter(|case| {
                 let mut seen: Vec<&str> = case.factors.iter().map(|(id, _)| id.as_str()).collect();
                 seen.sort_unstable();
