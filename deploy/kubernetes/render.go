@@ -264,7 +264,7 @@ func checkJob(j *batchv1.Job, o Options) error {
 			return fmt.Errorf("the %s's image is %s, not -worker-image %s", name, c[0].Image, want)
 		}
 	}
-	if j.Labels["app.kubernetes.io/name"] == "wirebench-worker" {
+	if name == "wirebench-worker" {
 		if j.Spec.CompletionMode == nil || *j.Spec.CompletionMode != batchv1.IndexedCompletion {
 			return errors.New("the workers must be an Indexed Job: JOB_COMPLETION_INDEX is the worker index")
 		}
@@ -287,7 +287,7 @@ func checkJob(j *batchv1.Job, o Options) error {
 			}
 		}
 	}
-	if j.Labels["app.kubernetes.io/name"] == "wirebench-suite" {
+	if name == "wirebench-suite" {
 		if j.Spec.Template.Labels["app.kubernetes.io/name"] != "wirebench-subject" {
 			return errors.New("the suite's pod must carry the subject's label: the workers keep off its node, the coordinator's Service selects it")
 		}
@@ -304,7 +304,7 @@ func checkJob(j *batchv1.Job, o Options) error {
 			return errors.New("the suite needs POD_IP from status.podIP: the workers load the subjects at the pod's address")
 		}
 	}
-	if j.Labels["app.kubernetes.io/name"] == "wirebench-merge" {
+	if name == "wirebench-merge" {
 		var dirs []string
 		for _, a := range c[0].Command {
 			if strings.HasPrefix(a, "/results/"+o.RunID+"/w") {

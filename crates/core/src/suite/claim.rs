@@ -291,8 +291,9 @@ impl Claim {
     }
 
     /// The cases a quantified claim ranges over among `ids`: each value of its `*` that some
-    /// globbed scenario id matches, with every factor's id filled in, then each id of `also`. A case is left out when two
-    /// of its factors name the same scenario (the row against itself) or one matches `except`.
+    /// globbed scenario id matches, with every factor's id filled in, then each id of `also`. A
+    /// case is left out when two of its factors name the same scenario (the row against itself)
+    /// or one matches `except`.
     /// A case may name a scenario that is not in `ids`: it was not measured.
     pub fn cases(&self, ids: &[&str]) -> Vec<ClaimCase> {
         let factors = self.factors();
