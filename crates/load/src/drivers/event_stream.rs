@@ -62,8 +62,9 @@ impl SseParser {
             }
             match self.state {
                 State::Data => {
-                    // The value runs to the line's end: take it in one piece.
-                    let end = input.iter().position(|&c| c == b'\n' || c == b'\r').unwrap_or(input.len());
+                    // The value runs to the line's end: take it in one piece, found with SIMD
+                    // (a byte-at-a-time search was most of the client's CPU on 1 MB events).
+                    let end = memchr::memchr2(b'\n', b'\r', input).unwrap_or(input.len());
                     self.bytes += end as u64;
                     if self.data.is_some() {
                         self.pending.extend_from_slice(&input[..end]);
