@@ -92,8 +92,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
 /// its deframer's buffer, 4 KiB more than it holds and at most a record (16 KiB), so a 1 MB
 /// answer over TLS took 68 `recvfrom` calls (`strace -c`), each with the kernel's fixed cost per
 /// call. Beneath rustls this reads up to `READ_AHEAD` bytes at once and hands them out from
-/// memory: one copy more, 17 calls. Paired rounds, HTTP/1.1+TLS at 1 MB: 0.58× the CPU per
-/// request and 0.58× the p99 (decision 0027).
+/// memory: one copy more, 17 calls. The http1 and websocket drivers read TLS through it: paired
+/// rounds at 1 MB, 0.71–0.79× the CPU per request over HTTP/1.1 and 0.65–0.68× over WSS, with a
+/// shorter p99. On h2+TLS it saved less (0.91–0.96×) and lengthened the p99 (1.05–1.09×), so
+/// http2 and grpc read as rustls does (decision 0027).
 pub struct ReadAhead<S> {
     inner: S,
     buf: Box<[u8]>,

@@ -19,7 +19,6 @@ use tokio_rustls::TlsConnector;
 use wirebench_core::runner::{ClientCert, Target, Verify};
 
 use crate::error::LoadError;
-use crate::io::ReadAhead;
 
 fn provider() -> Arc<CryptoProvider> {
     static P: OnceLock<Arc<CryptoProvider>> = OnceLock::new();
@@ -148,15 +147,13 @@ pub fn server_name(target: &Target) -> Result<ServerName<'static>, LoadError> {
 }
 
 /// Handshakes over `io` with `target`'s server name and checks the server agreed to `alpn`.
-/// rustls reads the socket through `ReadAhead`, in large pieces.
 pub async fn handshake<S: AsyncRead + AsyncWrite + Unpin>(
     target: &Target,
     io: S,
     alpn: &[u8],
-) -> Result<TlsStream<ReadAhead<S>>, LoadError> {
+) -> Result<TlsStream<S>, LoadError> {
     let connector = connector(alpn, target)?;
-    let tls =
-        connector.connect(server_name(target)?, ReadAhead::new(io)).await.map_err(|e| LoadError::Tls(e.to_string()))?;
+    let tls = connector.connect(server_name(target)?, io).await.map_err(|e| LoadError::Tls(e.to_string()))?;
     let agreed = tls.get_ref().1.alpn_protocol().map(<[u8]>::to_vec);
     if agreed.as_deref() != Some(alpn) {
         return Err(LoadError::Tls(format!(
