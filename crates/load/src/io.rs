@@ -88,93 +88,21 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
     }
 }
 
-/// Reads the socket in large pieces for a reader that asks for small ones: rustls reads into
-/// its deframer's buffer, 4 KiB more than it holds and at most a record (16 KiB), so a 1 MB
-/// answer over TLS took 68 `recvfrom` calls (`strace -c`), each with the kernel's fixed cost per
-/// call. Beneath rustls this reads up to `READ_AHEAD` bytes at once and hands them out from
-/// memory: one copy more, 17 calls. The http1 and websocket drivers read TLS through it: paired
-/// rounds at 1 MB, 0.71–0.79× the CPU per request over HTTP/1.1 and 0.65–0.68× over WSS, with a
-/// shorter p99. On h2+TLS it saved less (0.91–0.96×) and lengthened the p99 (1.05–1.09×), so
-/// http2 and grpc read as rustls does (decision 0027).
-pub struct ReadAhead<S> {
-    inner: S,
-    buf: Box<[u8]>,
-    /// Bytes read but not yet handed out are `buf[start..end]`.
-    start: usize,
-    end: usize,
+/// `io` read in large pieces for a reader that asks for small ones (tokio's `BufReader`): rustls
+/// reads into its deframer's buffer, 4 KiB more than it holds and at most a record (16 KiB), so
+/// a 1 MB answer over TLS took 68 `recvfrom` calls (`strace -c`), each with the kernel's fixed
+/// cost per call. Beneath rustls the socket is read `READ_AHEAD` bytes at once and handed out
+/// from memory: one copy more, 17 calls. The http1 and websocket drivers read TLS through it:
+/// paired rounds at 1 MB, 0.71–0.79× the CPU per request over HTTP/1.1 and 0.65–0.68× over WSS,
+/// with a shorter p99. On h2+TLS it saved less (0.91–0.96×) and lengthened the p99
+/// (1.05–1.09×), so http2 and grpc read as rustls does (decision 0027).
+pub fn read_ahead<S: AsyncRead>(io: S) -> tokio::io::BufReader<S> {
+    tokio::io::BufReader::with_capacity(READ_AHEAD, io)
 }
 
-/// The buffer's first size, and the most it grows to. It grows fourfold when a read fills it:
-/// a handshake's flights and 1 KB answers never do, so a connection that only handshakes
-/// (`--reconnect`) allocates and zeroes 16 KiB. Reads of 256 KiB cost 1.04–1.17× the CPU of
-/// 64 KiB ones at 1 MB, with a longer p99 (paired rounds; the buffers outgrow the L2 cache).
-const FIRST: usize = 16 * 1024;
+/// Reads of 256 KiB cost 1.04–1.17× the CPU of 64 KiB ones at 1 MB, with a longer p99 (paired
+/// rounds; the buffers outgrow the L2 cache).
 const READ_AHEAD: usize = 64 * 1024;
-
-impl<S> ReadAhead<S> {
-    pub fn new(inner: S) -> Self {
-        ReadAhead { inner, buf: Box::default(), start: 0, end: 0 }
-    }
-
-    pub fn get_ref(&self) -> &S {
-        &self.inner
-    }
-}
-
-impl<S: AsyncRead + Unpin> AsyncRead for ReadAhead<S> {
-    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, out: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        let this = &mut *self;
-        if this.start == this.end {
-            if out.remaining() >= READ_AHEAD {
-                return Pin::new(&mut this.inner).poll_read(cx, out);
-            }
-            // Allocated at the first read, not at connect; larger once a read has filled it.
-            let size = match this.buf.len() {
-                0 => FIRST,
-                n if this.end == n => (n * 4).min(READ_AHEAD),
-                n => n,
-            };
-            if size != this.buf.len() {
-                this.buf = vec![0; size].into_boxed_slice();
-            }
-            this.start = 0;
-            this.end = 0;
-            let mut fill = ReadBuf::new(&mut this.buf);
-            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut fill))?;
-            this.end = fill.filled().len();
-        }
-        let n = out.remaining().min(this.end - this.start);
-        out.put_slice(&this.buf[this.start..this.start + n]);
-        this.start += n;
-        Poll::Ready(Ok(()))
-    }
-}
-
-impl<S: AsyncWrite + Unpin> AsyncWrite for ReadAhead<S> {
-    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write(cx, data)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.inner.is_write_vectored()
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -203,7 +131,7 @@ mod tests {
     #[tokio::test]
     async fn small_reads_get_the_same_bytes_from_few_large_ones() {
         let bytes: Vec<u8> = (0..1_000_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
-        let mut ahead = ReadAhead::new(Source { bytes: bytes.clone(), at: 0, most: usize::MAX, reads: 0 });
+        let mut ahead = read_ahead(Source { bytes: bytes.clone(), at: 0, most: usize::MAX, reads: 0 });
         let (mut got, mut piece) = (Vec::new(), [0u8; 4096]);
         loop {
             let n = ahead.read(&mut piece).await.unwrap();
@@ -213,27 +141,15 @@ mod tests {
             got.extend_from_slice(&piece[..n]);
         }
         assert_eq!(got, bytes);
-        // One of 16 KiB, then 64 KiB each (the buffer grows fourfold once), and the one that
-        // finds the end: 18, where reads of 4 KiB would be 245.
-        assert_eq!(ahead.get_ref().reads, 1 + (bytes.len() - FIRST).div_ceil(READ_AHEAD) + 1);
-        assert_eq!(ahead.get_ref().reads, 18);
-        assert_eq!(ahead.buf.len(), READ_AHEAD);
+        // 16 reads of 64 KiB and the one that finds the end, where reads of 4 KiB would be 245.
+        assert_eq!(ahead.get_ref().reads, bytes.len().div_ceil(READ_AHEAD) + 1);
 
-        // A socket that gives less than asked: each of its pieces is handed out whole or in the
-        // reader's sizes, never joined with the next one's (no read waits for more).
-        let mut ahead = ReadAhead::new(Source { bytes: bytes.clone(), at: 0, most: 10_000, reads: 0 });
+        // A socket that gives less than asked: its piece is handed out in the reader's sizes and
+        // never joined with the next one's (no read waits for more).
+        let mut ahead = read_ahead(Source { bytes: bytes.clone(), at: 0, most: 10_000, reads: 0 });
         let n = ahead.read(&mut piece).await.unwrap();
         let m = ahead.read(&mut piece).await.unwrap();
         let k = ahead.read(&mut piece).await.unwrap();
         assert_eq!((n, m, k, ahead.get_ref().reads), (4096, 4096, 10_000 - 8192, 1));
-        // Reads that never fill the buffer leave it at its first size.
-        let _ = ahead.read(&mut piece).await.unwrap();
-        assert_eq!((ahead.get_ref().reads, ahead.buf.len()), (2, FIRST));
-        // A reader asking for more than READ_AHEAD reads the socket straight into its buffer.
-        let mut big = vec![0u8; READ_AHEAD];
-        let _ = ahead.read(&mut piece).await.unwrap();
-        let _ = ahead.read(&mut piece).await.unwrap();
-        let n = ahead.read(&mut big).await.unwrap();
-        assert_eq!((n, &big[..n], ahead.get_ref().reads), (10_000, &bytes[20_000..30_000], 3));
     }
 }

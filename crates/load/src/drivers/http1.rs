@@ -12,7 +12,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use super::event_stream::SseParser;
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 use crate::error::LoadError;
-use crate::io::{Counters, ReadAhead};
+use crate::io::{read_ahead, Counters};
 use crate::tls;
 use wirebench_core::runner::Target;
 
@@ -54,8 +54,8 @@ impl Driver for Http1 {
             serialize(request)
         };
         Ok(vec![if target.tls {
-            // rustls reads the socket through ReadAhead, in large pieces (decision 0027).
-            let tls = tls::handshake(target, ReadAhead::new(io), ALPN).await?;
+            // rustls reads the socket in large pieces (decision 0027).
+            let tls = tls::handshake(target, read_ahead(io), ALPN).await?;
             Box::new(H1 { events: self.events, ..H1::new(tls, wire) })
         } else {
             Box::new(H1 { events: self.events, ..H1::new(io, wire) })

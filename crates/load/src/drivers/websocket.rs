@@ -22,7 +22,7 @@ use tokio_tungstenite::WebSocketStream;
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 use crate::error::LoadError;
-use crate::io::{Counters, ReadAhead};
+use crate::io::{read_ahead, Counters};
 use crate::tls;
 use wirebench_core::runner::Target;
 
@@ -79,8 +79,8 @@ impl Driver for WebSocket {
         }
         let io = crate::io::connect(target, counters).await?;
         Ok(vec![if target.tls {
-            // rustls reads the socket through ReadAhead, in large pieces (decision 0027).
-            let tls = tls::handshake(target, ReadAhead::new(io), ALPN).await?;
+            // rustls reads the socket in large pieces (decision 0027).
+            let tls = tls::handshake(target, read_ahead(io), ALPN).await?;
             Box::new(Session::open(handshake, tls, message, frames).await?)
         } else {
             Box::new(Session::open(handshake, io, message, frames).await?)
