@@ -361,9 +361,6 @@ impl Suite {
                     return bad(key, format!("no scenario named `{id}`"));
                 }
             }
-            if let Some((j, id)) = c.also.iter().enumerate().find(|(_, id)| !self.names_scenario(id)) {
-                return bad(format!("claims[{i}].also[{j}]"), format!("no scenario named `{id}`"));
-            }
         }
         for (i, t) in self.published.iter().enumerate() {
             own(&format!("published[{i}]"), t.check())?;
@@ -572,6 +569,10 @@ mod tests {
             (
                 GOOD.replace("numerator = \"a\"", "numerator = \"zz\""),
                 "s.toml: claims[0].numerator: no scenario named `zz`",
+            ),
+            (
+                GOOD.replace("numerator = \"a\"", "numerator = \"*\"\nalso = [\"zz\"]"),
+                "s.toml: claims[0].also[0]: no scenario named `zz`",
             ),
             (
                 GOOD.replace("published = \"p\"", ""),

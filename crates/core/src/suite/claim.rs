@@ -255,8 +255,8 @@ impl Claim {
     }
 
     /// The scenario ids the claim names, each with its key: `numerator`, `denominator`,
-    /// `versus.numerator`, `versus.denominator`.
-    pub fn named(&self) -> Vec<(&'static str, &str)> {
+    /// `versus.numerator`, `versus.denominator`, `also[j]`.
+    pub fn named(&self) -> Vec<(String, &str)> {
         let versus = self.versus.as_ref();
         [
             ("numerator", Some(&self.numerator)),
@@ -265,7 +265,8 @@ impl Claim {
             ("versus.denominator", versus.map(|v| &v.denominator)),
         ]
         .into_iter()
-        .filter_map(|(k, id)| Some((k, id?.as_str())))
+        .filter_map(|(k, id)| Some((k.to_string(), id?.as_str())))
+        .chain(self.also.iter().enumerate().map(|(j, id)| (format!("also[{j}]"), id.as_str())))
         .collect()
     }
 
