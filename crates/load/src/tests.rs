@@ -61,7 +61,7 @@ async fn grpc(req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Bod
         let frames = frames.into_iter().map(|b| Ok(Frame::data(b))).chain(trailers);
         BodyExt::boxed(StreamBody::new(futures_util::stream::iter(frames)))
     };
-    let frame = |m: &[u8]| drivers::grpc::frame(m).unwrap();
+    let frame = |m: &[u8]| drivers::messages::frame(m).unwrap();
     let body = if let Some(n) = path.strip_prefix("/bytes/") {
         answer(vec![frame(&vec![b'x'; n.parse().unwrap()])], Some("0"))
     } else if path == "/chunked" {
@@ -76,7 +76,7 @@ async fn grpc(req: hyper::Request<hyper::body::Incoming>) -> hyper::Response<Bod
         BodyExt::boxed(StreamBody::new(data.chain(end)))
     } else if path == "/count" {
         let body = req.into_body().collect().await.map(|c| c.to_bytes()).unwrap_or_default();
-        let mut d = drivers::grpc::Deframer::new(false);
+        let mut d = drivers::messages::Deframer::new(false);
         d.feed(&body).unwrap();
         answer(vec![frame(d.messages.to_string().as_bytes())], Some("0"))
     } else if path == "/trailers-only" {

@@ -1,5 +1,5 @@
 //! A request head as the `http` crate's types hold it, for the drivers built on crates that take
-//! `http::Request` (gRPC on `h2`, HTTP/3 on `h3`).
+//! `http::Request` (HTTP/3 on `h3`).
 
 use crate::driver::RequestSpec;
 use crate::error::LoadError;

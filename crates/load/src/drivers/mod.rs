@@ -7,6 +7,7 @@ mod head;
 pub mod http1;
 pub mod http2;
 pub mod http3;
+pub mod messages;
 pub mod mqtt;
 pub mod sse;
 pub mod websocket;

@@ -11,10 +11,11 @@ use bytes::{Buf, Bytes};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::frame::{
-    frame_head, header_frames, u32_at, unpad, window_update, ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY,
+    frame_head, CANCEL, header_frames, u32_at, unpad, window_update, ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY,
     HEADERS, PING, PRIORITY, PUSH_PROMISE, RST_STREAM, SETTINGS, WINDOW_UPDATE,
 };
 use super::hpack::{decoder, integer, HeaderBlocks, Hpack, TABLE};
+use crate::drivers::messages::Deframer;
 
 pub(super) const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 /// Our receive windows (connection and streams).
@@ -45,6 +46,31 @@ pub(super) struct Stream {
     pub(super) pending: Bytes,
     /// Bytes received on this stream not yet given back with WINDOW_UPDATE.
     pub(super) unacked: u32,
+    /// The request's last DATA frame leaves the stream open: more is sent later (a bidi call).
+    pub(super) hold_open: bool,
+    /// A gRPC call: its answer is read as messages.
+    pub(super) grpc: Option<Call>,
+}
+
+/// A gRPC call on a stream: the answer's messages and `grpc-status`, and what a bidi call sends
+/// after each echo. The connection's task sends a bidi call's next message when the echo of
+/// the last one is read, without waking the channel: ping-pong at the cost of a frame.
+#[derive(Debug)]
+pub(crate) struct Call {
+    pub(crate) got: Deframer,
+    /// The trailers' (or a Trailers-Only answer's) `grpc-status`; the value when not a number.
+    pub(crate) status: Option<Result<u16, String>>,
+    /// The message a bidi call sends again, and how many it sends in all.
+    again: Bytes,
+    sent: u64,
+    total: u64,
+}
+
+impl Call {
+    /// A call that sends `total` messages, one per echo (bidi) when `again` is not empty.
+    pub(crate) fn new(got: Deframer, again: Bytes, total: u64) -> Call {
+        Call { got, status: None, again, sent: 1, total }
+    }
 }
 
 /// The connection's state, shared by its channels and its task.
@@ -109,6 +135,19 @@ impl State {
         }
     }
 
+    /// Ends stream `at` of `active` with its answer complete. A request still being sent is
+    /// cancelled (RFC 9113 §8.1: a server may answer before the request ends), so the stream is
+    /// closed on both sides.
+    fn answered(&mut self, at: usize) {
+        let (id, slot) = self.active[at];
+        let s = &self.streams[slot];
+        if !s.pending.is_empty() || s.hold_open {
+            frame_head(&mut self.out, 4, RST_STREAM, 0, id);
+            self.out.extend_from_slice(&CANCEL.to_be_bytes());
+        }
+        self.finish(at, None);
+    }
+
     /// Fails every stream in flight and every waiting channel.
     fn fail(&mut self, why: &str) {
         if self.closed.is_none() {
@@ -128,7 +167,7 @@ impl State {
             let s = &mut self.streams[slot];
             while !s.pending.is_empty() && self.conn_window > 0 && s.send_window > 0 {
                 let n = s.pending.len().min(self.max_frame).min(self.conn_window as usize).min(s.send_window as usize);
-                let last = n == s.pending.len();
+                let last = n == s.pending.len() && !s.hold_open;
                 frame_head(&mut self.out, n, DATA, if last { END_STREAM } else { 0 }, id);
                 self.out.extend_from_slice(&s.pending[..n]);
                 s.pending.advance(n);
@@ -345,18 +384,48 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     let Some(at) = st.active.iter().position(|&(sid, _)| sid == id) else { continue };
                     let slot = st.active[at].1;
                     let s = &mut st.streams[slot];
-                    s.body_len += data.len() as u64;
-                    if let Some(body) = &mut s.body {
-                        body.extend_from_slice(data);
+                    let mut next = false;
+                    // A gRPC answer is read as messages once its headers said 200; any other
+                    // answer is a body to count (the driver reports the status).
+                    match &mut s.grpc {
+                        Some(call) if s.status == 200 => {
+                            if let Err(e) = call.got.feed(data) {
+                                frame_head(&mut st.out, 4, RST_STREAM, 0, id);
+                                st.out.extend_from_slice(&CANCEL.to_be_bytes());
+                                st.finish(at, Some(e.to_string()));
+                                completed = true;
+                                continue;
+                            }
+                            if call.sent < call.total && call.got.messages >= call.sent {
+                                call.sent += 1;
+                                s.hold_open = call.sent < call.total;
+                                s.pending = if s.pending.is_empty() {
+                                    call.again.clone()
+                                } else {
+                                    // Echoes ahead of what was sent: queue behind it.
+                                    [&s.pending[..], &call.again[..]].concat().into()
+                                };
+                                next = true;
+                            }
+                        }
+                        _ => {
+                            s.body_len += data.len() as u64;
+                            if let Some(body) = &mut s.body {
+                                body.extend_from_slice(data);
+                            }
+                        }
                     }
                     if flags & END_STREAM != 0 {
-                        st.finish(at, None);
+                        st.answered(at);
                         completed = true;
                     } else {
                         s.unacked += len as u32;
                         if s.unacked >= WINDOW / 2 {
                             let n = std::mem::take(&mut s.unacked);
                             window_update(&mut st.out, id, n);
+                        }
+                        if next {
+                            st.pump();
                         }
                     }
                 }
@@ -387,11 +456,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                         r
                     };
                     self.block_stream = 0;
-                    let status = decoded.map_err(|e| format!("COMPRESSION_ERROR: {e}"))?;
+                    let found = decoded.map_err(|e| format!("COMPRESSION_ERROR: {e}"))?;
                     let Some(at) = st.active.iter().position(|&(sid, _)| sid == id) else { continue };
                     let s = &mut st.streams[st.active[at].1];
                     if !s.headers_done {
-                        match status {
+                        match found.status {
                             // An informational answer (100 Continue): the final one follows.
                             Some(100..=199) => continue,
                             Some(code) => (s.status, s.headers_done) = (code, true),
@@ -402,8 +471,11 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                             }
                         }
                     }
+                    if let (Some(call), Some(status)) = (&mut s.grpc, found.grpc) {
+                        call.status = Some(status);
+                    }
                     if self.block_end_stream {
-                        st.finish(at, None);
+                        st.answered(at);
                         completed = true;
                     }
                 }

@@ -250,20 +250,18 @@ fn decode_string(bytes: &[u8], huffman: bool, out: &mut Vec<u8>) -> Result<(), S
 }
 
 impl Hpack {
-    /// The name at `index` (static 1-61, then dynamic, newest first), and the status when the
-    /// field is `:status`.
-    fn field(&self, index: usize) -> Result<(&[u8], Option<u16>), String> {
+    /// The field at `index` (static 1-61, then dynamic, newest first): its name and value.
+    fn field(&self, index: usize) -> Result<(&[u8], &[u8]), String> {
         match index {
             0 => Err("index 0".into()),
             1..=61 => {
                 let (name, value) = STATIC[index - 1];
-                Ok((name.as_bytes(), (name == ":status").then(|| parse_status(value.as_bytes())).flatten()))
+                Ok((name.as_bytes(), value.as_bytes()))
             }
             _ => {
                 let (name, value) =
                     self.table.get(index - 62).ok_or_else(|| format!("index {index} past the table"))?;
-                let status = (&name[..] == b":status").then(|| parse_status(value)).flatten();
-                Ok((name, status))
+                Ok((name, value))
             }
         }
     }
@@ -285,18 +283,17 @@ impl Hpack {
         }
     }
 
-    /// Decodes a whole header block; returns its `:status` when it has one.
-    pub(super) fn status(&mut self, block: &[u8]) -> Result<Option<u16>, String> {
-        let mut status = None;
+    /// Decodes a whole header block; returns its `:status` and `grpc-status` where it has them.
+    pub(super) fn status(&mut self, block: &[u8]) -> Result<Statuses, String> {
+        let mut found = Statuses::default();
         let mut i = 0;
         while i < block.len() {
             let b = block[i];
             if b & 0x80 != 0 {
                 let (index, n) = read_integer(&block[i..], 7)?;
                 i += n;
-                if let (_, Some(code)) = self.field(index)? {
-                    status = Some(code);
-                }
+                let (name, value) = self.field(index)?;
+                found.note(name, value);
                 continue;
             }
             if b & 0xe0 == 0x20 {
@@ -324,13 +321,11 @@ impl Hpack {
             }
             let (bytes, huffman, n) = read_string(&block[i..])?;
             i += n;
-            let is_status = name == b":status";
-            if indexing || is_status {
+            // Values are decoded only when read or kept: most fields of an answer are neither.
+            if indexing || Statuses::wants(&name) {
                 let mut value = std::mem::take(&mut self.value);
                 decode_string(bytes, huffman, &mut value)?;
-                if is_status {
-                    status = parse_status(&value);
-                }
+                found.note(&name, &value);
                 if indexing {
                     self.insert(&name, &value);
                 }
@@ -338,7 +333,30 @@ impl Hpack {
             }
             self.name = name;
         }
-        Ok(status)
+        Ok(found)
+    }
+}
+
+/// The fields of a header block the drivers read: HTTP's `:status`, and gRPC's `grpc-status`
+/// (in the trailers, or in the headers of a call that fails at once).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct Statuses {
+    pub(crate) status: Option<u16>,
+    /// The value as received when it is not a number.
+    pub(crate) grpc: Option<Result<u16, String>>,
+}
+
+impl Statuses {
+    fn wants(name: &[u8]) -> bool {
+        name == b":status" || name == b"grpc-status"
+    }
+
+    fn note(&mut self, name: &[u8], value: &[u8]) {
+        if name == b":status" {
+            self.status = parse_status(value);
+        } else if name == b"grpc-status" {
+            self.grpc = Some(parse_status(value).ok_or_else(|| String::from_utf8_lossy(value).into_owned()));
+        }
     }
 }
 
@@ -440,17 +458,42 @@ pub(super) mod tests {
         block.push(0x40);
         block.extend(huffman("x-trace"));
         block.extend(huffman("abc"));
-        assert_eq!(d.status(&block), Ok(Some(302)));
+        let status = |d: &mut Hpack, block: &[u8]| d.status(block).map(|s| s.status);
+        assert_eq!(status(&mut d, &block), Ok(Some(302)));
         assert_eq!(d.table.len(), 3);
         assert_eq!(&d.table[0].0[..], b"x-trace");
         // Now 62 is x-trace, 63 :status 302, 64 date; 0x88 is the static 200.
-        assert_eq!(d.status(&[0x80 | 64, 0x80 | 63, 0x80 | 62]), Ok(Some(302)));
-        assert_eq!(d.status(&[0x88, 0x80 | 64]), Ok(Some(200)));
-        assert_eq!(d.status(&[0x80 | 64]), Ok(None), "trailers without :status");
+        assert_eq!(status(&mut d, &[0x80 | 64, 0x80 | 63, 0x80 | 62]), Ok(Some(302)));
+        assert_eq!(status(&mut d, &[0x88, 0x80 | 64]), Ok(Some(200)));
+        assert_eq!(status(&mut d, &[0x80 | 64]), Ok(None), "trailers without :status");
         // A size update to 0 empties the table; its entries are gone.
-        assert_eq!(d.status(&[0x20, 0x88]), Ok(Some(200)));
+        assert_eq!(status(&mut d, &[0x20, 0x88]), Ok(Some(200)));
         assert!(d.status(&[0x80 | 62]).unwrap_err().contains("past the table"));
         assert!(d.status(&[0x3f, 0xe2, 0x1f]).unwrap_err().contains("past our 4096"));
         assert!(d.status(&[0x40 | 8, 0x85, 0x01]).unwrap_err().contains("truncated"));
+    }
+
+    #[test]
+    fn the_decoder_reads_grpc_status_literal_indexed_and_from_its_table() {
+        let mut d = decoder();
+        // grpc-status enters the table (a literal name, Huffman value), grpc-message does not.
+        let mut block = vec![0x40];
+        block.extend(huffman("grpc-status"));
+        block.extend(huffman("0"));
+        block.push(0x00);
+        block.extend(huffman("grpc-message"));
+        block.extend(huffman("fine"));
+        assert_eq!(d.status(&block), Ok(Statuses { status: None, grpc: Some(Ok(0)) }));
+        // Later trailers name it by index; a Trailers-Only answer has both, unindexed.
+        assert_eq!(d.status(&[0x80 | 62]).unwrap().grpc, Some(Ok(0)));
+        let mut block = vec![0x88, 0x00];
+        block.extend(huffman("grpc-status"));
+        block.extend(huffman("13"));
+        assert_eq!(d.status(&block), Ok(Statuses { status: Some(200), grpc: Some(Ok(13)) }));
+        let mut block = vec![0x00];
+        block.extend(huffman("grpc-status"));
+        block.extend(huffman("OK"));
+        assert_eq!(d.status(&block).unwrap().grpc, Some(Err("OK".into())));
+        assert_eq!(d.table.len(), 1, "unindexed fields stay out of the table");
     }
 }

@@ -32,6 +32,7 @@ use async_trait::async_trait;
 use bytes::Bytes;
 
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
+pub(crate) use crate::drivers::http2::conn::Call;
 use crate::drivers::http2::conn::{start, Shared, Stream};
 use crate::drivers::http2::frame::{frame_head, CANCEL, RST_STREAM};
 use crate::drivers::http2::hpack::HeaderBlocks;
@@ -57,26 +58,72 @@ impl Driver for Http2 {
         streams: u32,
         counters: &Rc<Counters>,
     ) -> Result<Vec<Box<dyn Channel>>, LoadError> {
-        let blocks = HeaderBlocks::of(request, target)?;
-        let io = crate::io::connect(target, counters).await?;
-        let shared = if target.tls {
-            start(tls::handshake(target, io, ALPN).await?, blocks, streams as usize)
-        } else {
-            start(io, blocks, streams as usize)
-        };
-        Ok((0..streams as usize)
-            .map(|slot| Box::new(H2 { shared: shared.clone(), slot, body: request.body.clone() }) as Box<dyn Channel>)
+        Ok(open(target, request, streams, counters)
+            .await?
+            .into_iter()
+            .map(|slot| Box::new(H2 { slot, body: request.body.clone() }) as Box<dyn Channel>)
             .collect())
     }
 }
 
+/// Opens one connection to `target` for `streams` channels, one slot each: h2c with prior
+/// knowledge, or TLS with ALPN h2. Every exchange sends `request`'s header block.
+pub(crate) async fn open(
+    target: &Target,
+    request: &RequestSpec,
+    streams: u32,
+    counters: &Rc<Counters>,
+) -> Result<Vec<Slot>, LoadError> {
+    let blocks = HeaderBlocks::of(request, target)?;
+    let io = crate::io::connect(target, counters).await?;
+    let shared = if target.tls {
+        start(tls::handshake(target, io, ALPN).await?, blocks, streams as usize)
+    } else {
+        start(io, blocks, streams as usize)
+    };
+    Ok((0..streams as usize).map(|slot| Slot { shared: shared.clone(), slot }).collect())
+}
+
 struct H2 {
-    shared: Rc<Shared>,
-    slot: usize,
+    slot: Slot,
     body: Bytes,
 }
 
-impl Drop for H2 {
+#[async_trait(?Send)]
+impl Channel for H2 {
+    async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
+        let send = Send { body: self.body.clone(), keep_body, hold_open: false, grpc: None };
+        let a = self.slot.exchange(send).await?;
+        Ok(Reply { status: a.status, body_len: a.body_len, messages: 1, body: a.body, first_at: None })
+    }
+}
+
+/// One channel's place on a connection: the stream it uses, one exchange at a time. The
+/// connection's task ends (and closes the socket) when every slot is dropped.
+pub(crate) struct Slot {
+    shared: Rc<Shared>,
+    slot: usize,
+}
+
+/// What an exchange sends and how its answer is read.
+pub(crate) struct Send {
+    pub(crate) body: Bytes,
+    pub(crate) keep_body: bool,
+    /// The body's last frame leaves the stream open: a gRPC bidi call sends more on echoes.
+    pub(crate) hold_open: bool,
+    /// A gRPC call: the answer is read as messages.
+    pub(crate) grpc: Option<Call>,
+}
+
+/// An exchange's answer: its HTTP status, the body's bytes (or the gRPC call's state).
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) body_len: u64,
+    pub(crate) body: Option<Vec<u8>>,
+    pub(crate) grpc: Option<Call>,
+}
+
+impl Drop for Slot {
     fn drop(&mut self) {
         self.shared.alive.set(self.shared.alive.get() - 1);
         Shared::wake_task(&mut self.shared.state.borrow_mut());
@@ -107,9 +154,9 @@ impl Drop for InFlight<'_> {
     }
 }
 
-#[async_trait(?Send)]
-impl Channel for H2 {
-    async fn exchange(&mut self, keep_body: bool) -> Result<Reply, LoadError> {
+impl Slot {
+    /// One request on a new stream, and its answer.
+    pub(crate) async fn exchange(&self, send: Send) -> Result<Answer, LoadError> {
         let shared = &*self.shared;
         let slot = self.slot;
         // A stream slot under the server's SETTINGS_MAX_CONCURRENT_STREAMS.
@@ -133,25 +180,32 @@ impl Channel for H2 {
             }
             st.next_id += 2;
             let window = st.initial_window;
+            let end_stream = send.body.is_empty() && !send.hold_open;
             st.streams[slot] = Stream {
                 id,
-                body: keep_body.then(Vec::new),
+                body: send.keep_body.then(Vec::new),
                 send_window: window,
-                pending: self.body.clone(),
+                pending: send.body,
+                hold_open: send.hold_open,
+                grpc: send.grpc,
                 ..Stream::default()
             };
             st.active.push((id, slot));
-            st.headers(id, self.body.is_empty());
+            st.headers(id, end_stream);
             st.pump();
             Shared::wake_task(&mut st);
         }
         let mut in_flight = InFlight { shared, slot, answered: false };
-        let reply = poll_fn(|cx| {
+        let answer = poll_fn(|cx| {
             let mut st = shared.state.borrow_mut();
             let s = &mut st.streams[slot];
             if s.done {
-                let (status, body_len, body) = (s.status, s.body_len, s.body.take());
-                return Poll::Ready(Ok(Reply { status, body_len, messages: 1, body, first_at: None }));
+                return Poll::Ready(Ok(Answer {
+                    status: s.status,
+                    body_len: s.body_len,
+                    body: s.body.take(),
+                    grpc: s.grpc.take(),
+                }));
             }
             if let Some(why) = s.error.take() {
                 return Poll::Ready(Err(LoadError::Protocol(why)));
@@ -163,7 +217,7 @@ impl Channel for H2 {
         })
         .await;
         in_flight.answered = true;
-        reply
+        answer
     }
 }
 
@@ -247,7 +301,9 @@ mod tests {
             let server = tokio::task::spawn_local(server(theirs));
             let shared = start(ours, HeaderBlocks::of(&r, &target()).unwrap(), streams);
             let channels = (0..streams)
-                .map(|slot| Box::new(H2 { shared: shared.clone(), slot, body: r.body.clone() }) as Box<dyn Channel>)
+                .map(|slot| {
+                    Box::new(H2 { slot: Slot { shared: shared.clone(), slot }, body: r.body.clone() }) as Box<dyn Channel>
+                })
                 .collect();
             client(channels).await;
             server.await.unwrap();
