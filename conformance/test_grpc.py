@@ -2,7 +2,9 @@
 that knows nothing but what server reflection tells it. Status codes as gRPC's table
 (grpc/doc/statuscodes.md) gives them."""
 import importlib
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -80,3 +82,81 @@ class Grpc(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OurClientAgainstGrpcio(unittest.TestCase):
+    """wirebench's grpc driver against grpcio's server (C-core's HTTP/2 and HPACK, not the Rust
+    stack it is measured on): every call mode counts its messages and bytes, and a failed call's
+    status is gRPC's code."""
+
+    @classmethod
+    def setUpClass(cls):
+        from concurrent import futures
+
+        pb, rpc = stubs()
+
+        class Payloads(rpc.PayloadsServicer):
+            def Unary(self, request, context):
+                if request.size == 0:
+                    context.abort(grpc.StatusCode.INVALID_ARGUMENT, "size must be at least 1")
+                return pb.Payload(message=b"x" * request.size)
+
+            def ServerStream(self, request, context):
+                for _ in range(request.count):
+                    yield pb.Payload(message=b"x" * request.size)
+
+            def ClientStream(self, request_iterator, context):
+                sizes = [len(p.message) for p in request_iterator]
+                return pb.Summary(messages=len(sizes), bytes=sum(sizes))
+
+            def Bidi(self, request_iterator, context):
+                for p in request_iterator:
+                    yield p
+
+        cls.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        rpc.add_PayloadsServicer_to_server(Payloads(), cls.server)
+        cls.port = cls.server.add_insecure_port("127.0.0.1:0")
+        cls.server.start()
+        cls.pb = pb
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop(None)
+
+    def load(self, method, request, *args):
+        with tempfile.NamedTemporaryFile(suffix=".binpb") as body:
+            body.write(request.SerializeToString())
+            body.flush()
+            cmd = [os.path.join(subjects.BIN, "wirebench"), "load", f"http://127.0.0.1:{self.port}/{SERVICE}/{method}",
+                   "--driver", "grpc", "--body-file", body.name, "-c", "2", "-m", "2", "-n", "40", "--json", *args]
+            return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+    def ok(self, method, request, *args):
+        run = self.load(method, request, *args)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        result = json.loads(run.stdout)
+        self.assertEqual((result["requests"], result["errors"]), (40, 0), result)
+        return result
+
+    def test_every_call_mode_counts_messages_and_bytes(self):
+        pb = self.pb
+        # A Payload of 1,000 bytes is 1,003 bytes of protobuf (tag, two-byte length).
+        unary = self.ok("Unary", pb.PayloadRequest(size=1000), "--expect-bytes", "1003")
+        self.assertEqual(unary["messages"], 40)
+        streamed = self.ok("ServerStream", pb.StreamRequest(size=100, count=5), "--param", "call=server_stream",
+                           "--expect-bytes", str(5 * 102))
+        self.assertEqual(streamed["messages"], 40 * 5)
+        # The summary of 7 messages of 50 bytes: a tag and a varint each, 7 in one byte, 350 in two.
+        summed = self.ok("ClientStream", pb.Payload(message=b"y" * 50), "--param", "call=client_stream",
+                         "--param", "messages=7", "--expect-bytes", "5")
+        self.assertEqual(summed["messages"], 40 * 7)
+        echoed = self.ok("Bidi", pb.Payload(message=b"z" * 300), "--param", "call=bidi", "--param", "messages=6",
+                         "--expect-bytes", str(6 * 303))
+        self.assertEqual(echoed["messages"], 40 * 6)
+
+    def test_a_failed_call_is_its_grpc_status(self):
+        # INVALID_ARGUMENT is 3; grpcio sends it with grpc-message, in a Trailers-Only answer.
+        run = self.load("Unary", self.pb.PayloadRequest(size=0))
+        self.assertNotEqual(run.returncode, 0)
+        self.assertIn("status 3, expected 0", run.stderr)
+        self.ok("Unary", self.pb.PayloadRequest(size=0), "--expect-status", "3")
