@@ -104,7 +104,10 @@ impl Driver for Grpc {
         Ok(super::http2::open(target, &grpc_request(request), streams, counters)
             .await?
             .into_iter()
-            .map(|slot| Box::new(GrpcCall { slot, message: message.clone(), upload: upload.clone(), params }) as Box<dyn Channel>)
+            .map(|slot| {
+                Box::new(GrpcCall { slot, message: message.clone(), upload: upload.clone(), params })
+                    as Box<dyn Channel>
+            })
             .collect())
     }
 }

@@ -11,8 +11,8 @@ use bytes::{Buf, Bytes};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::frame::{
-    frame_head, CANCEL, header_frames, u32_at, unpad, window_update, ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY,
-    HEADERS, PING, PRIORITY, PUSH_PROMISE, RST_STREAM, SETTINGS, WINDOW_UPDATE,
+    frame_head, header_frames, u32_at, unpad, window_update, ACK, CANCEL, CONTINUATION, DATA, END_HEADERS, END_STREAM,
+    GOAWAY, HEADERS, PING, PRIORITY, PUSH_PROMISE, RST_STREAM, SETTINGS, WINDOW_UPDATE,
 };
 use super::hpack::{decoder, integer, HeaderBlocks, Hpack, TABLE};
 use crate::drivers::messages::Deframer;

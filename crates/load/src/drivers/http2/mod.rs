@@ -302,7 +302,8 @@ mod tests {
             let shared = start(ours, HeaderBlocks::of(&r, &target()).unwrap(), streams);
             let channels = (0..streams)
                 .map(|slot| {
-                    Box::new(H2 { slot: Slot { shared: shared.clone(), slot }, body: r.body.clone() }) as Box<dyn Channel>
+                    Box::new(H2 { slot: Slot { shared: shared.clone(), slot }, body: r.body.clone() })
+                        as Box<dyn Channel>
                 })
                 .collect();
             client(channels).await;
