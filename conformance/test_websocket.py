@@ -1,5 +1,8 @@
 """WebSocket with the `websockets` client (RFC 6455): the subject's commands answered, and bad
 input closed with the close code §7.4.1 assigns, the server going on for others."""
+import json
+import os
+import subprocess
 import unittest
 
 from websockets.exceptions import ConnectionClosed
@@ -42,3 +45,57 @@ class WebSocket(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class OurClientAgainstWebsockets(unittest.TestCase):
+    """wirebench's websocket driver against the `websockets` server (another implementation of
+    RFC 6455 than the one it is measured on): answers counted, messages fragmented by the server
+    read as one, the server's pings answered (it closes a connection whose pong does not come),
+    and the closing handshake completed."""
+
+    @classmethod
+    def setUpClass(cls):
+        import threading
+
+        from websockets.sync.server import serve
+
+        def answer(ws):
+            for request in ws:
+                if request.startswith("push "):
+                    _, size, count = request.split()
+                    for _ in range(int(count)):
+                        ws.send("x" * int(size))
+                elif request.startswith("fragments "):
+                    ws.send(iter(["ab"] * int(request.split()[1])))  # one message, a frame per piece
+                else:
+                    ws.send("x" * int(request))
+
+        # A ping every 10 ms, closed with 1011 if its pong is not back within a second.
+        cls.server = serve(answer, "127.0.0.1", 0, ping_interval=0.01, ping_timeout=1)
+        cls.port = cls.server.socket.getsockname()[1]
+        threading.Thread(target=cls.server.serve_forever, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.shutdown()
+
+    def load(self, body, *args):
+        cmd = [os.path.join(subjects.BIN, "wirebench"), "load", f"ws://127.0.0.1:{self.port}/", "--driver", "websocket",
+               "--body", body, "-c", "2", "--json", *args]
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        return json.loads(run.stdout)
+
+    def test_answers_fragments_and_pushes_are_counted(self):
+        r = self.load("1000", "-n", "50", "--expect-bytes", "1000")
+        self.assertEqual((r["requests"], r["errors"], r["messages"]), (50, 0, 50))
+        r = self.load("fragments 7", "-n", "50", "--expect-bytes", "14")
+        self.assertEqual((r["requests"], r["errors"], r["messages"]), (50, 0, 50))
+        r = self.load("push 100 5", "-n", "50", "--param", "frames=5", "--expect-bytes", "500")
+        self.assertEqual((r["requests"], r["errors"], r["messages"]), (50, 0, 250))
+
+    def test_a_session_longer_than_many_pings_stays_open(self):
+        # Two seconds against a ping every 10 ms: the server ends the session if one pong is late.
+        r = self.load("10", "-d", "2", "--expect-bytes", "10")
+        self.assertEqual(r["errors"], 0, r)
+        self.assertGreater(r["requests"], 100)
