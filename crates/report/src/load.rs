@@ -30,7 +30,7 @@ pub const CONTENDED: Badge = Badge {
 };
 pub const INSTRUMENT_BOUND: Badge = Badge {
     id: "instrument-bound",
-    meaning: "the load generator used more CPU than the subject, or nearly all of its own: the number may measure the instrument",
+    meaning: "the load generator was busy and used more CPU than the subject, or nearly all of its own: the number may measure the instrument",
 };
 
 /// One load scenario as the report shows it.

@@ -488,7 +488,7 @@ fn only_glob_that_matches_nothing_is_an_error() {
 }
 
 #[test]
-fn the_instrument_is_bound_when_heavier_than_the_server_or_saturating_its_cpus() {
+fn the_instrument_is_bound_when_busy_and_heavier_than_the_server_or_saturating_its_cpus() {
     let load = |cpu_s, cpus| Load { cpu_s, cpus };
     // 3 s of load on one CPU: 2.9 s of instrument CPU saturates it even next to a busier server.
     assert!(load(2.9, 1).bound(Some(3.1), 3.0));
@@ -497,6 +497,13 @@ fn the_instrument_is_bound_when_heavier_than_the_server_or_saturating_its_cpus()
     // Two CPUs for the instrument: the same 2.9 s is half of them.
     assert!(!load(2.9, 2).bound(Some(3.1), 3.0));
     assert!(load(2.9, 1).bound(None, 3.0));
+    // Both sides mostly waiting (a 50 ms head-of-line row): more CPU than the server at 5 % of
+    // one CPU sets no pace; at half of it, it may.
+    assert!(!load(0.15, 1).bound(Some(0.14), 3.0));
+    assert!(!load(1.49, 1).bound(Some(1.0), 3.0));
+    assert!(load(1.5, 1).bound(Some(1.0), 3.0));
+    // Three load CPUs at 40 % beside a saturated subject: the subject sets the pace.
+    assert!(!load(3.6, 3).bound(Some(3.0), 3.0));
 }
 
 /// A suite of the mock harnesses `round-<name>` for `names`, `repeats` in `harness_rounds` rounds.
