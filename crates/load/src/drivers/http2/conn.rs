@@ -11,7 +11,7 @@ use bytes::{Buf, Bytes};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::frame::{
-    frame_head, header_frames, u32_at, unpad, window_update, ACK, CANCEL, CONTINUATION, DATA, END_HEADERS, END_STREAM,
+    cancel, frame_head, header_frames, u32_at, unpad, window_update, ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM,
     GOAWAY, HEADERS, PING, PRIORITY, PUSH_PROMISE, RST_STREAM, SETTINGS, WINDOW_UPDATE,
 };
 use super::hpack::{decoder, integer, HeaderBlocks, Hpack, TABLE};
@@ -142,8 +142,7 @@ impl State {
         let (id, slot) = self.active[at];
         let s = &self.streams[slot];
         if !s.pending.is_empty() || s.hold_open {
-            frame_head(&mut self.out, 4, RST_STREAM, 0, id);
-            self.out.extend_from_slice(&CANCEL.to_be_bytes());
+            cancel(&mut self.out, id);
         }
         self.finish(at, None);
     }
@@ -390,8 +389,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Connection<S> {
                     match &mut s.grpc {
                         Some(call) if s.status == 200 => {
                             if let Err(e) = call.got.feed(data) {
-                                frame_head(&mut st.out, 4, RST_STREAM, 0, id);
-                                st.out.extend_from_slice(&CANCEL.to_be_bytes());
+                                cancel(&mut st.out, id);
                                 st.finish(at, Some(e.to_string()));
                                 completed = true;
                                 continue;

@@ -16,8 +16,6 @@ pub(super) const ACK: u8 = 0x1;
 pub(super) const END_HEADERS: u8 = 0x4;
 pub(super) const PADDED: u8 = 0x8;
 pub(super) const PRIORITY: u8 = 0x20;
-/// RST_STREAM's CANCEL: an exchange given up (the worker's timeout).
-pub(super) const CANCEL: u32 = 0x8;
 
 /// A frame's 9-byte header.
 pub(super) fn frame_head(out: &mut Vec<u8>, len: usize, kind: u8, flags: u8, stream: u32) {
@@ -29,6 +27,14 @@ pub(super) fn frame_head(out: &mut Vec<u8>, len: usize, kind: u8, flags: u8, str
 pub(super) fn window_update(out: &mut Vec<u8>, stream: u32, increment: u32) {
     frame_head(out, 4, WINDOW_UPDATE, 0, stream);
     out.extend_from_slice(&increment.to_be_bytes());
+}
+
+/// RST_STREAM with CANCEL: a stream we no longer want (given up by the worker's timeout, an
+/// answer that ended before the request, or one we cannot read).
+pub(super) fn cancel(out: &mut Vec<u8>, stream: u32) {
+    const CANCEL: u32 = 0x8;
+    frame_head(out, 4, RST_STREAM, 0, stream);
+    out.extend_from_slice(&CANCEL.to_be_bytes());
 }
 
 /// A header block as HEADERS and, past the server's frame size, CONTINUATION frames.

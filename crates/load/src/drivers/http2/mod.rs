@@ -34,7 +34,7 @@ use bytes::Bytes;
 use crate::driver::{Channel, Driver, Reply, RequestSpec};
 pub(crate) use crate::drivers::http2::conn::Call;
 use crate::drivers::http2::conn::{start, Shared, Stream};
-use crate::drivers::http2::frame::{frame_head, CANCEL, RST_STREAM};
+use crate::drivers::http2::frame::cancel;
 use crate::drivers::http2::hpack::HeaderBlocks;
 use crate::error::LoadError;
 use crate::io::Counters;
@@ -146,8 +146,7 @@ impl Drop for InFlight<'_> {
         let mut st = self.shared.state.borrow_mut();
         let id = st.streams[self.slot].id;
         if let Some(at) = st.active.iter().position(|&(sid, _)| sid == id && id != 0) {
-            frame_head(&mut st.out, 4, RST_STREAM, 0, id);
-            st.out.extend_from_slice(&CANCEL.to_be_bytes());
+            cancel(&mut st.out, id);
             st.finish(at, Some("cancelled".into()));
             Shared::wake_task(&mut st);
         }
@@ -231,8 +230,8 @@ mod tests {
 
     use super::conn::{MAX_FRAME, PREFACE};
     use super::frame::{
-        ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PADDED, PING, PRIORITY, SETTINGS,
-        WINDOW_UPDATE,
+        frame_head, ACK, CONTINUATION, DATA, END_HEADERS, END_STREAM, GOAWAY, HEADERS, PADDED, PING, PRIORITY,
+        RST_STREAM, SETTINGS, WINDOW_UPDATE,
     };
     use super::hpack::tests::{request, target};
     use super::*;
