@@ -39,8 +39,9 @@ const MAX_FRAMES: u64 = 1_000_000;
 const SWITCHING_PROTOCOLS: u16 = 101;
 /// The read buffer: a 1 MB message streams through it, a 1 KB answer fits many times.
 const READ_BUFFER: usize = 64 * 1024;
-/// The longest answer head the handshake reads.
+/// The longest answer head the handshake reads (into the read buffer).
 const MAX_HEAD: usize = 16 * 1024;
+const _: () = assert!(MAX_HEAD <= READ_BUFFER);
 /// The largest frame accepted (a runaway server's guard, as tungstenite's limit was).
 const MAX_FRAME: u64 = 1 << 30;
 
@@ -162,7 +163,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Session<S> {
         let mut rbuf = vec![0u8; READ_BUFFER].into_boxed_slice();
         let mut end = 0;
         let start = loop {
-            if end == MAX_HEAD.min(rbuf.len()) {
+            if end == MAX_HEAD {
                 return Err(handshake_error(format!("an answer head longer than {MAX_HEAD} bytes")));
             }
             let n = io.read(&mut rbuf[end..MAX_HEAD]).await.map_err(handshake_error)?;
@@ -194,8 +195,7 @@ impl<S: AsyncRead + AsyncWrite + Unpin> Session<S> {
     }
 
     /// Queues one masked frame (RFC 6455 §5.3: a fresh random key for every frame).
-    fn queue(&mut self, frame: Frame) -> Result<(), LoadError> {
-        let mut frame = frame;
+    fn queue(&mut self, mut frame: Frame) -> Result<(), LoadError> {
         frame.header_mut().mask = Some(rand::random());
         frame.format(&mut self.wbuf).map_err(ws_error)
     }
