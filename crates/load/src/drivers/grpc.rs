@@ -141,12 +141,11 @@ impl Channel for GrpcCall {
         // Everything a client sends goes first, except bidi's later messages, which the
         // connection sends as the echo of the one before arrives.
         let bidi = self.params.call == Call::Bidi && n > 1;
-        let again = if bidi { self.message.clone() } else { Bytes::new() };
         let send = Send {
             body: self.upload.clone(),
             keep_body: false,
             hold_open: bidi,
-            grpc: Some(Stream::new(Deframer::new(keep_body), again, if bidi { n } else { 1 })),
+            grpc: Some(Stream::new(Deframer::new(keep_body), self.message.clone(), if bidi { n } else { 1 })),
         };
         let answer = self.slot.exchange(send).await?;
         if answer.status != 200 {

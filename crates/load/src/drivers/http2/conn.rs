@@ -67,7 +67,7 @@ pub(crate) struct Call {
 }
 
 impl Call {
-    /// A call that sends `total` messages, one per echo (bidi) when `again` is not empty.
+    /// A call that sends `total` messages: the request, then `again` after each echo (bidi).
     pub(crate) fn new(got: Deframer, again: Bytes, total: u64) -> Call {
         Call { got, status: None, again, sent: 1, total }
     }
