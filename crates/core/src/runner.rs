@@ -800,7 +800,14 @@ impl Ctx<'_> {
         let link_before = link.map(Link::stats);
         let own_before = machine::own_cpu_s();
         let watch = self.opts.sensor.watch(&self.also);
+        let began = Instant::now();
         let result = self.executor.measure(s, plan, target, self.progress.live());
+        // Both sides' CPU is read around the whole load, its connections' handshakes and closes
+        // included, so a share of CPU time is taken over that span, not over the measured
+        // window alone: 100 HTTP/3 connections cost the instrument 0.07 CPU-s before the window,
+        // and 0.54 when a pause came before (quinn's receive buffers, 3 MiB per endpoint, put in
+        // huge pages the kernel must first find and zero).
+        let elapsed = began.elapsed();
         let foreign = watch.finish(&self.opts.cpus);
         let mut instrument_cpu_s = machine::own_cpu_s() - own_before;
         let server_use = sampler.finish();
@@ -812,8 +819,9 @@ impl Ctx<'_> {
         match result {
             Err(e) => self.row(s, repeat, Err(e)),
             Ok(r) => {
+                let span_s = elapsed.max(r.duration).as_secs_f64();
                 let load = Load { cpu_s: r.remote_cpu_s.unwrap_or(instrument_cpu_s), cpus: self.load_cpus() };
-                let mut m = metrics(&r, &server_use, &load, s.ramp_up_s.unwrap_or(0.0));
+                let mut m = metrics(&r, &server_use, &load, span_s, s.ramp_up_s.unwrap_or(0.0));
                 if !r.workers.is_empty() {
                     // Workers on machines of their own take no CPU from the server's: only
                     // a worker that used all of its own may have set the pace.
@@ -825,14 +833,14 @@ impl Ctx<'_> {
                     // The open model sends at a fixed rate: at 200 req/s against nginx both sides
                     // use a few CPU-ms, ours the more, yet neither sets the pace; only an
                     // instrument that used all of its CPUs may have fallen behind the rate.
-                    m.instrument_bound = Some(load.saturated(r.duration.as_secs_f64()));
+                    m.instrument_bound = Some(load.saturated(span_s));
                 }
                 if let Some(c) = &crossed {
                     link_metrics(&mut m, c);
                     // Across a link both sides mostly wait on the network (40 ms of round
                     // trip: 0.02–0.3 CPU-s each per 5 s row), so "more CPU than the server"
                     // says nothing about who set the pace; only saturation does.
-                    m.instrument_bound = Some(load.saturated(r.duration.as_secs_f64()));
+                    m.instrument_bound = Some(load.saturated(span_s));
                 }
                 if let Some(f) = foreign {
                     f.stamp(&mut m);
@@ -1061,7 +1069,9 @@ pub fn saturated(cpu_s: f64, cpus: usize, secs: f64) -> bool {
     cpu_s >= SATURATED * cpus as f64 * secs
 }
 
-fn metrics(r: &LoadResult, server: &ServerUse, load: &Load, ramp_up_s: f64) -> Metrics {
+/// A repeat's metrics; `span_s` is how long the load took from its first connection to its
+/// last close, over which both sides' CPU was read.
+fn metrics(r: &LoadResult, server: &ServerUse, load: &Load, span_s: f64, ramp_up_s: f64) -> Metrics {
     let secs = r.duration.as_secs_f64();
     let instrument_cpu_s = load.cpu_s;
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
@@ -1085,7 +1095,7 @@ fn metrics(r: &LoadResult, server: &ServerUse, load: &Load, ramp_up_s: f64) -> M
         service_cpu_s: server.service_cpu_s,
         service_rss_kb: server.service_rss_kb,
         instrument_cpu_s: Some(instrument_cpu_s),
-        instrument_bound: server.cpu_s.map(|_| load.bound(server.cpu_s, secs)),
+        instrument_bound: server.cpu_s.map(|_| load.bound(server.cpu_s, span_s)),
         rps_cv: steadiness(&r.per_tick, secs, ramp_up_s),
         timeline: (!r.per_tick.is_empty() || !r.errors_per_tick.is_empty()).then(|| crate::schema::Timeline {
             tick_ms: TICK.as_millis() as u32,

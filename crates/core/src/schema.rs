@@ -131,8 +131,9 @@ pub struct Metrics {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrument_cpu_s: Option<f64>,
     /// True when the instrument used at least half of its CPUs' time and more CPU than the server
-    /// side (`cpu_s`), or at least 90 % of its own CPUs' time: the number may measure the
-    /// instrument rather than the subject.
+    /// side (`cpu_s`), or at least 90 % of its own CPUs' time, both over the load's whole span
+    /// (first connection to last close): the number may measure the instrument rather than the
+    /// subject.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instrument_bound: Option<bool>,
     /// CPU seconds that processes outside the run took on the run's CPUs (the subject's and the
