@@ -149,7 +149,7 @@ mod tests {
         let opts = b.options();
         assert_eq!((opts.repeats, opts.samples), (3, 15));
         assert_eq!((opts.min_sample, opts.warmup), (Duration::from_millis(1), Duration::from_millis(200)));
-        assert_eq!((opts.datasets.len(), opts.codecs.len()), (3, CODECS.len()));
+        assert_eq!((opts.datasets.len(), opts.codecs.len()), (DatasetKind::ALL.len(), CODECS.len()));
         let b =
             bench(&["--repeats", "1", "--run-id", "r", "--dataset", "dummy", "--format", "msgpack", "--samples", "5"])
                 .unwrap();
@@ -180,6 +180,9 @@ mod tests {
         let err = bench(&["--repeats", "1", "--run-id", "r", "--format", "yaml"]).unwrap_err();
         let line = one_line(&err.to_string());
         assert!(!line.contains('\n'));
-        assert!(line.contains("[possible values: json, xml, protobuf, msgpack, avro, bson, cbor, all]"), "{line}");
+        assert!(
+            line.contains("[possible values: json, xml, protobuf, msgpack, msgpack-compact, avro, bson, cbor, all]"),
+            "{line}"
+        );
     }
 }

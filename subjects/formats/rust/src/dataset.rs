@@ -95,17 +95,38 @@ pub enum DatasetKind {
     Users,
     Numeric,
     Dummy,
+    /// The study's own users (Listing 4.1 of "Ways to optimize web applications"): the types of
+    /// `Users`, values from the listing's rules instead of draws.
+    Listing41,
 }
 
 impl DatasetKind {
-    pub const ALL: [DatasetKind; 3] = [DatasetKind::Users, DatasetKind::Numeric, DatasetKind::Dummy];
+    pub const ALL: [DatasetKind; 4] =
+        [DatasetKind::Users, DatasetKind::Numeric, DatasetKind::Dummy, DatasetKind::Listing41];
 
     pub fn id(self) -> &'static str {
         match self {
             DatasetKind::Users => "users",
             DatasetKind::Numeric => "numeric",
             DatasetKind::Dummy => "dummy",
+            DatasetKind::Listing41 => "listing41",
         }
+    }
+
+    /// The dataset whose root type, wire schemas and decoders this one shares: itself, except
+    /// `Listing41`, which is a `UsersDocument` as `Users` is.
+    pub fn shape(self) -> DatasetKind {
+        match self {
+            DatasetKind::Listing41 => DatasetKind::Users,
+            kind => kind,
+        }
+    }
+
+    /// Whether `vectors/` holds this dataset's encodings. Not `Listing41`: 10,000 users make
+    /// 1.2-1.8 MB a format, and its reference is the study's own Table 5.2 sizes, which a test
+    /// holds its JSON and compact MessagePack to byte for byte.
+    pub fn has_vectors(self) -> bool {
+        self != DatasetKind::Listing41
     }
 
     pub fn from_id(id: &str) -> Option<DatasetKind> {
@@ -126,6 +147,7 @@ pub enum Dataset {
     Users(UsersDocument),
     Numeric(Vec<NumericObject>),
     Dummy(Vec<DummyObject>),
+    Listing41(UsersDocument),
 }
 
 impl Dataset {
@@ -134,13 +156,14 @@ impl Dataset {
             Dataset::Users(_) => DatasetKind::Users,
             Dataset::Numeric(_) => DatasetKind::Numeric,
             Dataset::Dummy(_) => DatasetKind::Dummy,
+            Dataset::Listing41(_) => DatasetKind::Listing41,
         }
     }
 
     /// Number of top-level objects (users, or list elements).
     pub fn objects(&self) -> usize {
         match self {
-            Dataset::Users(doc) => doc.users.len(),
+            Dataset::Users(doc) | Dataset::Listing41(doc) => doc.users.len(),
             Dataset::Numeric(items) => items.len(),
             Dataset::Dummy(items) => items.len(),
         }
@@ -161,6 +184,7 @@ pub struct Datasets {
     pub users: DatasetSpec,
     pub numeric: DatasetSpec,
     pub dummy: DatasetSpec,
+    pub listing41: DatasetSpec,
 }
 
 #[derive(Debug, Deserialize)]
@@ -192,6 +216,7 @@ impl Spec {
             DatasetKind::Users => &self.datasets.users,
             DatasetKind::Numeric => &self.datasets.numeric,
             DatasetKind::Dummy => &self.datasets.dummy,
+            DatasetKind::Listing41 => &self.datasets.listing41,
         }
     }
 }
@@ -224,6 +249,28 @@ pub fn generate_n(kind: DatasetKind, count: usize) -> Dataset {
         }),
         DatasetKind::Numeric => Dataset::Numeric((0..count).map(|i| g.numeric(i)).collect()),
         DatasetKind::Dummy => Dataset::Dummy((0..count).map(|i| g.dummy(i)).collect()),
+        DatasetKind::Listing41 => Dataset::Listing41(listing41(count)),
+    }
+}
+
+/// Listing 4.1, as `datasets.listing41.rules` restates it: no draws.
+fn listing41(count: usize) -> UsersDocument {
+    UsersDocument {
+        users: (0..count)
+            .map(|i| User {
+                id: i as i64,
+                name: format!("User {i}"),
+                email: format!("user{i}@example.com"),
+                age: 20 + (i % 50) as i32,
+                is_active: i % 2 == 0,
+                tags: (1..=3).map(|k| format!("tag{k}")).collect(),
+            })
+            .collect(),
+        metadata: Metadata {
+            version: "1.0.0".into(),
+            created_at: "2025-01-23T00:00:00Z".into(),
+            total_count: count as i64,
+        },
     }
 }
 
@@ -451,13 +498,39 @@ mod tests {
             assert_eq!(data.kind(), kind);
             // A prefix is the same objects, so small bad-input bases stay related to the vectors.
             match (generate_n(kind, 2), &data) {
-                (Dataset::Users(small), Dataset::Users(full)) => assert_eq!(small.users, full.users[..2]),
+                (Dataset::Users(small), Dataset::Users(full))
+                | (Dataset::Listing41(small), Dataset::Listing41(full)) => assert_eq!(small.users, full.users[..2]),
                 (Dataset::Numeric(small), Dataset::Numeric(full)) => assert_eq!(small, full[..2]),
                 (Dataset::Dummy(small), Dataset::Dummy(full)) => assert_eq!(small, full[..2]),
                 _ => unreachable!(),
             }
         }
         assert_eq!(spec().datasets.users.count, 1000);
+    }
+
+    /// `datasets.listing41.rules` names every field of the types it replaces the rules of, and
+    /// the generator follows the listing: the first and last users as Listing 4.1 makes them.
+    #[test]
+    fn listing41_follows_its_rules() {
+        let json: serde_json::Value = serde_json::from_str(SPEC_JSON).unwrap();
+        let rules = json["datasets"]["listing41"]["rules"].as_object().unwrap();
+        for ty in ["User", "Metadata"] {
+            for field in spec().types[ty]["fields"].as_array().unwrap() {
+                let key = format!("{ty}.{}", field["name"].as_str().unwrap());
+                assert!(rules.contains_key(&key), "datasets.listing41.rules lacks {key}");
+            }
+        }
+        assert_eq!(rules.len(), 9);
+        let Dataset::Listing41(doc) = generate(DatasetKind::Listing41) else { unreachable!() };
+        let last = doc.users.last().unwrap();
+        assert_eq!((last.id, last.name.as_str(), last.email.as_str()), (9999, "User 9999", "user9999@example.com"));
+        assert_eq!((doc.users[0].age, doc.users[49].age, doc.users[50].age), (20, 69, 20));
+        assert_eq!((doc.users[0].is_active, doc.users[1].is_active), (true, false));
+        assert_eq!(doc.users[7].tags, ["tag1", "tag2", "tag3"]);
+        assert_eq!(
+            doc.metadata,
+            Metadata { version: "1.0.0".into(), created_at: "2025-01-23T00:00:00Z".into(), total_count: 10_000 }
+        );
     }
 
     #[test]

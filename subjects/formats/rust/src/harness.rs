@@ -321,7 +321,8 @@ mod tests {
         opts.datasets = DatasetKind::ALL.to_vec();
         opts.repeats = 1;
         let rows = lines(&opts);
-        assert_eq!(rows.len(), 3 * CODECS.len() + 3);
+        let datasets = DatasetKind::ALL.len();
+        assert_eq!(rows.len(), datasets * CODECS.len() + datasets);
         for row in rows {
             let errors: Vec<String> = validator.iter_errors(&row).map(|e| e.to_string()).collect();
             assert!(errors.is_empty(), "{row}: {errors:?}");

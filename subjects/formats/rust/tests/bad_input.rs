@@ -89,7 +89,8 @@ fn no_decoder_panics_hangs_or_over_allocates_on_bad_input() {
                 eprintln!("skipped {} → {}: known library crash: {why}", file.name, codec.id());
                 continue;
             }
-            for kind in DatasetKind::ALL {
+            // Listing41 decodes with Users' types and decoders: one of the two is enough.
+            for kind in DatasetKind::ALL.into_iter().filter(|k| k.shape() == *k) {
                 decodes += 1;
                 let case = format!("{} → {} as {}", file.name, codec.id(), kind.id());
                 let bytes = file.bytes.clone();
@@ -134,7 +135,7 @@ fn no_decoder_panics_hangs_or_over_allocates_on_bad_input() {
 #[test]
 fn known_crashes_still_crash() {
     for (file, codec, _) in KNOWN_CRASHES {
-        for kind in DatasetKind::ALL {
+        for kind in DatasetKind::ALL.into_iter().filter(|k| k.shape() == *k) {
             let probe = format!("{file}|{codec}|{}", kind.id());
             let out = std::process::Command::new(std::env::current_exe().unwrap())
                 .args(["crash_probe", "--exact", "--ignored", "--nocapture", "--test-threads=1"])

@@ -14,7 +14,7 @@ fn vectors_dir() -> PathBuf {
 
 #[test]
 fn every_vector_decodes_to_the_generated_dataset() {
-    for kind in DatasetKind::ALL {
+    for kind in DatasetKind::ALL.into_iter().filter(|k| k.has_vectors()) {
         let data = generate(kind);
         for codec in CODECS {
             let path = vectors_dir().join(vectors::golden_name(kind, codec.id()));

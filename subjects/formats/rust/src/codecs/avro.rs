@@ -53,7 +53,7 @@ fn prepared(kind: DatasetKind) -> Result<&'static Prepared, String> {
         Ok([prepare(&schemas[0])?, prepare(&schemas[1])?, prepare(&schemas[2])?])
     });
     let prepared = prepared.as_ref().map_err(Clone::clone)?;
-    Ok(&prepared[DatasetKind::ALL.iter().position(|k| *k == kind).expect("kind is in ALL")])
+    Ok(&prepared[DatasetKind::ALL.iter().position(|k| *k == kind.shape()).expect("kind is in ALL")])
 }
 
 impl Codec for Avro {
@@ -69,7 +69,7 @@ impl Codec for Avro {
         let err = |e: String| CodecError::encode(ID, data, e);
         let writer = &prepared(data.kind()).map_err(err)?.writer;
         match data {
-            Dataset::Users(doc) => writer.write_ser_to_vec(doc),
+            Dataset::Users(doc) | Dataset::Listing41(doc) => writer.write_ser_to_vec(doc),
             Dataset::Numeric(items) => writer.write_ser_to_vec(items),
             Dataset::Dummy(items) => writer.write_ser_to_vec(items),
         }
@@ -82,6 +82,7 @@ impl Codec for Avro {
         let mut rest = bytes;
         let data = match kind {
             DatasetKind::Users => reader.read_deser(&mut rest).map(Dataset::Users),
+            DatasetKind::Listing41 => reader.read_deser(&mut rest).map(Dataset::Listing41),
             DatasetKind::Numeric => reader.read_deser(&mut rest).map(Dataset::Numeric),
             DatasetKind::Dummy => reader.read_deser(&mut rest).map(Dataset::Dummy),
         }

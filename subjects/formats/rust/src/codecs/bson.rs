@@ -20,7 +20,7 @@ impl Codec for Bson {
 
     fn encode(&self, data: &Dataset) -> Result<Vec<u8>, CodecError> {
         match data {
-            Dataset::Users(doc) => bson::serialize_to_vec(doc),
+            Dataset::Users(doc) | Dataset::Listing41(doc) => bson::serialize_to_vec(doc),
             Dataset::Numeric(items) => bson::serialize_to_vec(&Items { items }),
             Dataset::Dummy(items) => bson::serialize_to_vec(&Items { items }),
         }
@@ -31,6 +31,7 @@ impl Codec for Bson {
         let err = |e| CodecError::decode(ID, kind, e);
         Ok(match kind {
             DatasetKind::Users => Dataset::Users(bson::deserialize_from_slice(bytes).map_err(err)?),
+            DatasetKind::Listing41 => Dataset::Listing41(bson::deserialize_from_slice(bytes).map_err(err)?),
             DatasetKind::Numeric => {
                 Dataset::Numeric(bson::deserialize_from_slice::<Items<_>>(bytes).map_err(err)?.items)
             }

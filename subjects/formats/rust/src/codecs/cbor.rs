@@ -28,6 +28,7 @@ impl Codec for Cbor {
         let err = |e| CodecError::decode(ID, kind, e);
         Ok(match kind {
             DatasetKind::Users => Dataset::Users(from_slice_exact(bytes).map_err(err)?),
+            DatasetKind::Listing41 => Dataset::Listing41(from_slice_exact(bytes).map_err(err)?),
             DatasetKind::Numeric => Dataset::Numeric(from_slice_exact(bytes).map_err(err)?),
             DatasetKind::Dummy => Dataset::Dummy(from_slice_exact(bytes).map_err(err)?),
         })

@@ -24,6 +24,7 @@ impl Codec for Json {
         let err = |e| CodecError::decode(ID, kind, e);
         Ok(match kind {
             DatasetKind::Users => Dataset::Users(serde_json::from_slice(bytes).map_err(err)?),
+            DatasetKind::Listing41 => Dataset::Listing41(serde_json::from_slice(bytes).map_err(err)?),
             DatasetKind::Numeric => Dataset::Numeric(serde_json::from_slice(bytes).map_err(err)?),
             DatasetKind::Dummy => Dataset::Dummy(serde_json::from_slice(bytes).map_err(err)?),
         })

@@ -33,7 +33,7 @@ impl Codec for Protobuf {
 
     fn encode(&self, data: &Dataset) -> Result<Vec<u8>, CodecError> {
         Ok(match data {
-            Dataset::Users(doc) => doc.encode_to_vec(),
+            Dataset::Users(doc) | Dataset::Listing41(doc) => doc.encode_to_vec(),
             Dataset::Numeric(items) => encode_list(items),
             Dataset::Dummy(items) => encode_list(items),
         })
@@ -42,6 +42,7 @@ impl Codec for Protobuf {
     fn decode(&self, bytes: &[u8], kind: DatasetKind) -> Result<Dataset, CodecError> {
         match kind {
             DatasetKind::Users => UsersDocument::decode(bytes).map(Dataset::Users),
+            DatasetKind::Listing41 => UsersDocument::decode(bytes).map(Dataset::Listing41),
             DatasetKind::Numeric => decode_list(bytes).map(Dataset::Numeric),
             DatasetKind::Dummy => decode_list(bytes).map(Dataset::Dummy),
         }
