@@ -578,7 +578,8 @@ const CSV: &[Field<FormatRow>] = &[
 /// web applications", Rust, 1000 users), and the two places where the study's prose disagrees with
 /// its own table.
 /// Where the numbers come from, for captions and notes.
-pub const SOURCE: &str = "Table 5.2 of the study “Ways to optimize web applications” (Rust, 1,000 users)";
+pub const SOURCE: &str =
+    "Table 5.2 of the study “Ways to optimize web applications” (Rust, the users of its Listing 4.1)";
 
 /// The study's numbers for one of our rows: one encode and one decode of the whole dataset.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -643,14 +644,14 @@ pub const SLIPS: &[Slip] = &[
     Slip {
         says: "MessagePack serializes 6.0× faster than XML",
         phase: Phase::Serialize,
-        slower: "users-xml-rust",
-        faster: "users-msgpack-rust",
+        slower: "listing41-xml-rust",
+        faster: "listing41-msgpack-compact-rust",
     },
     Slip {
         says: "XML deserialization is more than 8× slower than Avro",
         phase: Phase::Deserialize,
-        slower: "users-xml-rust",
-        faster: "users-avro-rust",
+        slower: "listing41-xml-rust",
+        faster: "listing41-avro-rust",
     },
 ];
 
@@ -665,9 +666,10 @@ impl Slip {
 /// What the published columns are and how to read them beside ours.
 pub fn caveat() -> String {
     format!(
-        "Published columns: {SOURCE}. The study's data set is not available; ours has the same shape \
-         but another size, so compare ratios between formats rather than absolute values: a size ÷ \
-         published that is the same for every format means the formats compare as in the study."
+        "Published columns: {SOURCE}. The `listing41` rows are that data (10,000 users: the count \
+         the table's sizes imply, though the study's text says 1,000), so a size ÷ published of 1 is \
+         the study's byte count; times are another machine's, so compare them between formats, as \
+         ratios, rather than as milliseconds."
     )
 }
 
@@ -700,12 +702,12 @@ mod published_tests {
     #[test]
     fn the_suite_gives_each_studied_row_its_three_numbers() {
         let tables = suite_tables();
-        let msgpack = Published::of(&tables, "users-msgpack-rust").unwrap();
+        let msgpack = Published::of(&tables, "listing41-msgpack-compact-rust").unwrap();
         assert_eq!(msgpack.size_bytes, 527_431);
         // The study printed its totals: ours, summed from its two columns, are the same.
         assert_eq!(format!("{:.3}", msgpack.total_ms), "2.995");
-        assert_eq!(format!("{:.3}", Published::of(&tables, "users-xml-rust").unwrap().total_ms), "23.351");
-        for absent in ["users-msgpack-go", "numeric-msgpack-rust", "users-cbor-rust"] {
+        assert_eq!(format!("{:.3}", Published::of(&tables, "listing41-xml-rust").unwrap().total_ms), "23.351");
+        for absent in ["listing41-msgpack-go", "numeric-msgpack-rust", "listing41-cbor-rust", "users-json-rust"] {
             assert!(Published::of(&tables, absent).is_none(), "{absent}");
         }
     }
@@ -734,7 +736,7 @@ mod published_tests {
     fn without_the_rows_a_slip_names_there_is_no_note() {
         let mut tables = suite_tables();
         for t in &mut tables {
-            t.rows.retain(|r| r.scenario != "users-avro-rust");
+            t.rows.retain(|r| r.scenario != "listing41-avro-rust");
         }
         assert!(slips_note(&tables).is_none());
         assert!(slips_note(&[]).is_none());
@@ -771,7 +773,8 @@ mod tests {
         assert!(html.contains("<section id=\"formats-section\">") && html.contains("<table id=\"formats\""));
         let claims = element(&html, "<table id=\"claims\">", "</table>");
         assert!(
-            claims.contains("serialize_ns(users-xml-rust) / serialize_ns(users-msgpack-rust) &gt; 5.00"),
+            claims
+                .contains("serialize_ns(listing41-xml-rust) / serialize_ns(listing41-msgpack-compact-rust) &gt; 5.00"),
             "{claims}"
         );
         assert!(claims.contains("badge confirmed"), "{claims}");
@@ -792,18 +795,18 @@ mod tests {
         let (_dir, r) = formats_rendered();
         let html = read(&r.html);
         let table = element(&html, "<table id=\"formats\"", "</table>");
-        let users = element(table, "<tbody data-group=\"users\">", "</tbody>");
-        assert!(users.contains("Dataset <code>users</code> <span class=\"muted\">1,000 objects</span>"));
+        let listing = element(table, "<tbody data-group=\"listing41\">", "</tbody>");
+        assert!(listing.contains("Dataset <code>listing41</code> <span class=\"muted\">10,000 objects</span>"));
         assert_eq!(
-            scenario_ids(users),
+            scenario_ids(listing),
             [
-                "users-msgpack-rust",
-                "users-msgpack-go",
-                "users-json-rust",
-                "users-json-go",
-                "users-xml-rust",
-                "users-xml-go",
-                "users-protobuf-go"
+                "listing41-msgpack-compact-rust",
+                "listing41-msgpack-go",
+                "listing41-json-rust",
+                "listing41-json-go",
+                "listing41-xml-rust",
+                "listing41-xml-go",
+                "listing41-protobuf-go"
             ]
         );
         let numeric = element(table, "<tbody data-group=\"numeric\">", "</tbody>");
@@ -820,7 +823,7 @@ mod tests {
         );
 
         // msgpack/rust: 0.748 + 2.247 ms over three repeats ±1 %; the total's interval adds the bounds.
-        let msgpack = element(users, "data-scenario=\"users-msgpack-rust\"", "</tr>");
+        let msgpack = element(listing, "data-scenario=\"listing41-msgpack-compact-rust\"", "</tr>");
         assert!(msgpack.contains("<td class=\"wrap\">rmp-serde<div class=\"sub\">1.3.0</div></td>"), "{msgpack}");
         assert!(msgpack.contains("<td class=\"num\">112,310<div class=\"sub\">112 KB</div></td>"), "{msgpack}");
         assert!(msgpack.contains("29,870<div class=\"sub\">26.6 % of raw</div>"), "{msgpack}");
@@ -836,14 +839,15 @@ mod tests {
         );
         assert!(super::TOTAL_TITLE.contains("sum of the two lower bounds to the sum of the two upper bounds"));
         // × fastest is within a dataset and language: Go's fastest is Go's msgpack.
-        for (id, relative) in [("users-msgpack-go", "1.00×"), ("users-json-go", "1.79×"), ("users-xml-rust", "7.80×")]
+        for (id, relative) in
+            [("listing41-msgpack-go", "1.00×"), ("listing41-json-go", "1.79×"), ("listing41-xml-rust", "7.80×")]
         {
-            let row = element(users, &format!("data-scenario=\"{id}\""), "</tr>");
+            let row = element(listing, &format!("data-scenario=\"{id}\""), "</tr>");
             assert!(row.contains(&format!("</td><td class=\"num\">{relative}</td>")), "{id}: {row}");
         }
 
-        let failed = element(users, "data-scenario=\"users-protobuf-go\"", "</tr>");
-        assert!(users.contains("<tr class=\"failed\" data-scenario=\"users-protobuf-go\">"));
+        let failed = element(listing, "data-scenario=\"listing41-protobuf-go\"", "</tr>");
+        assert!(listing.contains("<tr class=\"failed\" data-scenario=\"listing41-protobuf-go\">"));
         assert!(failed.contains(">failed<") && failed.contains("0 of 3 repeats completed"), "{failed}");
         assert!(failed.contains("verification failed: decoded &lt;User&gt; #3 differs from the input"), "{failed}");
         let noisy = element(numeric, "data-scenario=\"numeric-xml-go\"", "</tr>");
@@ -858,7 +862,7 @@ mod tests {
         for label in ["Published total ms", "Published bytes", "Size ÷ published"] {
             assert!(table.contains(&format!("{label}</th>")), "{label}");
         }
-        let row = element(table, "data-scenario=\"users-msgpack-rust\"", "</tr>");
+        let row = element(table, "data-scenario=\"listing41-msgpack-compact-rust\"", "</tr>");
         assert!(
             row.contains(
                 "<td class=\"num shade\" title=\"serialize 0.748 + deserialize 2.247 ms\">2.995</td>\
@@ -868,9 +872,9 @@ mod tests {
         );
         assert!(row.contains(">225 KB / 337 KB<div class=\"sub\">12 / 6,011 allocations</div></td>"), "{row}");
         assert!(table.contains("<th class=\"num\" title=\"Heap bytes (and allocation calls)"), "alloc column titled");
-        let xml = element(table, "data-scenario=\"users-xml-rust\"", "</tr>");
+        let xml = element(table, "data-scenario=\"listing41-xml-rust\"", "</tr>");
         assert!(xml.contains(">23.351</td>") && xml.contains(">1,761,825</td>"), "{xml}");
-        for id in ["users-msgpack-go", "numeric-msgpack-rust"] {
+        for id in ["listing41-msgpack-go", "numeric-msgpack-rust"] {
             let row = element(table, &format!("data-scenario=\"{id}\""), "</tr>");
             assert!(!row.contains("shade") && row.contains("<td class=\"num\"></td><td class=\"num\"></td>"), "{row}");
         }
@@ -882,7 +886,7 @@ mod tests {
         assert!(html.contains("Table 5.2 of the study “Ways to optimize web applications”"));
 
         let md = read(&r.markdown);
-        let users = md.lines().find(|l| l.starts_with("| `msgpack` | rust |")).unwrap();
+        let users = md.lines().find(|l| l.starts_with("| `msgpack-compact` | rust |")).unwrap();
         assert!(
             users.contains(
                 "| 3.00 [2.92–3.07] | 1.00× | 225 KB / 337 KB (12 / 6,011 allocations) | 2.995 | 527,431 | 0.213× |"
@@ -907,7 +911,7 @@ mod tests {
             assert_eq!(doc.root_element().attribute("id"), Some(id));
             assert_eq!(doc.root_element().attribute("class"), Some("chart"));
             let texts: String = doc.descendants().filter_map(|n| n.text()).collect();
-            for t in ["Dataset users · 1,000 objects", "Dataset numeric · 100 objects", "msgpack", "xml"] {
+            for t in ["Dataset listing41 · 10,000 objects", "Dataset numeric · 100 objects", "msgpack", "xml"] {
                 assert!(texts.contains(t), "{id}: no {t}");
             }
         }
@@ -916,7 +920,7 @@ mod tests {
         let html = read(&r.html);
         let section = element(&html, "<section id=\"formats-section\">", "</section>");
         assert!(section.contains("<svg class=\"chart\" id=\"chart-formats\""));
-        assert!(section.contains("<figcaption>Not shown (no time measured): users-protobuf-go.</figcaption>"));
+        assert!(section.contains("<figcaption>Not shown (no time measured): listing41-protobuf-go.</figcaption>"));
 
         let csv = read(r.csv.iter().find(|p| p.ends_with("formats.csv")).unwrap());
         let lines: Vec<&str> = csv.lines().collect();
@@ -927,14 +931,14 @@ mod tests {
         }
         assert!(
             lines[1].starts_with(
-                "users,msgpack,rust,users-msgpack-rust,formats-rust,rmp-serde@1.3.0,1000,3,112310,29870,26400,748000,"
+                "listing41,msgpack-compact,rust,listing41-msgpack-compact-rust,formats-rust,rmp-serde@1.3.0,10000,3,112310,29870,26400,748000,"
             ),
             "{}",
             lines[1]
         );
         assert!(lines[1].ends_with(",1,224620,12,336930,6011,2995000,527431,0.2129378060826914,,"), "{}", lines[1]);
         assert!(
-            lines[7].starts_with("users,protobuf,go,")
+            lines[7].starts_with("listing41,protobuf,go,")
                 && lines[7].ends_with(",failed,verification failed: decoded <User> #3 differs from the input")
         );
     }
@@ -972,11 +976,11 @@ mod tests {
         fixture::formats_only(dir.path());
         let f = formats_of(dir.path());
         let names: Vec<&str> = f.datasets.iter().map(Dataset::title).collect();
-        assert_eq!(names, ["users", "numeric"]);
+        assert_eq!(names, ["listing41", "numeric"]);
         let users: Vec<String> = f.datasets[0].rows.iter().map(|r| format!("{}/{}", r.format(), r.lang())).collect();
         assert_eq!(
             users,
-            ["msgpack/rust", "msgpack/go", "json/rust", "json/go", "xml/rust", "xml/go", "protobuf/go"],
+            ["msgpack-compact/rust", "msgpack/go", "json/rust", "json/go", "xml/rust", "xml/go", "protobuf/go"],
             "fastest total first, the failed row last"
         );
         let totals: Vec<f64> = f.datasets[0].rows.iter().filter_map(|r| r.total).map(|t| t.median_ns).collect();
@@ -1014,13 +1018,13 @@ mod tests {
     }
 
     #[test]
-    fn published_rows_attach_to_users_in_rust_only() {
+    fn published_rows_attach_to_listing41_in_rust_only() {
         let dir = tempfile::tempdir().unwrap();
         fixture::formats_only(dir.path());
         let f = formats_of(dir.path());
         let with: Vec<String> =
             f.rows().filter(|r| r.published.is_some()).map(|r| format!("{}/{}", r.format(), r.lang())).collect();
-        assert_eq!(with, ["msgpack/rust", "json/rust", "xml/rust"]);
+        assert_eq!(with, ["msgpack-compact/rust", "json/rust", "xml/rust"]);
         assert!(f.has_published());
     }
 }
