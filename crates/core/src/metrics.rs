@@ -63,6 +63,9 @@ pub struct Metric {
     pub read: Read,
     /// A claim or a study's table (`[[published]]`) may name it.
     pub claim: bool,
+    /// The same input gives the same value on every run (an encoding's length): no noise between
+    /// runs, so a claim on it has no equivalence band (`claims::equivalence_band`).
+    pub exact: bool,
 }
 
 impl std::fmt::Debug for Metric {
@@ -72,11 +75,17 @@ impl std::fmt::Debug for Metric {
 }
 
 const fn line(id: &'static str, unit: Unit, read: fn(&Measurement) -> Option<f64>, claim: bool) -> Metric {
-    Metric { id, unit, read: Read::Line(read), claim }
+    Metric { id, unit, read: Read::Line(read), claim, exact: false }
 }
 
 const fn extra(id: &'static str, unit: Unit, claim: bool) -> Metric {
-    Metric { id, unit, read: Read::Extra, claim }
+    Metric { id, unit, read: Read::Extra, claim, exact: false }
+}
+
+impl Metric {
+    const fn exact(self) -> Metric {
+        Metric { exact: true, ..self }
+    }
 }
 
 use Unit::*;
@@ -122,10 +131,22 @@ pub const METRICS: &[Metric] = &[
     line("duration_s", Seconds, |m| m.metrics.duration_s, true),
     // "About 90 ms, sometimes 15 ms": how much a row's repeats differ (METHODOLOGY, "Spread
     // across repeats").
-    Metric { id: "duration_gsd", unit: Factor, read: Read::SpreadOf("duration_s", Spread::Sd), claim: true },
+    Metric {
+        id: "duration_gsd",
+        unit: Factor,
+        read: Read::SpreadOf("duration_s", Spread::Sd),
+        claim: true,
+        exact: false,
+    },
     // The same spread from the middle half of the repeats: the previous realtime run confirmed
     // "spreads widely" on one repeat of 13.5 ms among nine of 5.0-7.5 ms.
-    Metric { id: "duration_rgsd", unit: Factor, read: Read::SpreadOf("duration_s", Spread::Quartiles), claim: true },
+    Metric {
+        id: "duration_rgsd",
+        unit: Factor,
+        read: Read::SpreadOf("duration_s", Spread::Quartiles),
+        claim: true,
+        exact: false,
+    },
     line("cpu_s", Seconds, |m| m.metrics.cpu_s, true),
     line("rss_kb", KiB, |m| m.metrics.rss_kb.map(|v| v as f64), true),
     line("service_cpu_s", Seconds, |m| m.metrics.service_cpu_s, false),
@@ -140,9 +161,10 @@ pub const METRICS: &[Metric] = &[
     // One encode plus one decode in the same repeat: the study's "total processing time". Summed
     // per repeat, so its interval is the repeats' own, not the sum of two intervals.
     line("serde_total_ns", Nanos, |m| Some(m.metrics.serialize_ns? + m.metrics.deserialize_ns?), true),
-    line("size_bytes", Bytes, |m| m.metrics.size_bytes.map(|v| v as f64), true),
-    extra("size_gzip_bytes", Bytes, true),
-    extra("size_zstd_bytes", Bytes, false),
+    // An encoding's length, and its length compressed: fixed by the data and the library.
+    line("size_bytes", Bytes, |m| m.metrics.size_bytes.map(|v| v as f64), true).exact(),
+    extra("size_gzip_bytes", Bytes, true).exact(),
+    extra("size_zstd_bytes", Bytes, false).exact(),
     extra("serialize_alloc_bytes", Bytes, false),
     extra("serialize_allocs", Count, false),
     extra("deserialize_alloc_bytes", Bytes, false),
