@@ -408,6 +408,8 @@ fn paired_ratio(factors: &[(&BTreeMap<u32, f64>, i32)], alpha: f64) -> Option<(f
 
 /// The verdict of a value and its interval: the direction first, then the size.
 fn decide(claim: &Claim, value: f64, interval: Option<(f64, f64)>) -> Outcome {
+    // One repeat of an exact metric is its value: a second would repeat it to the byte.
+    let interval = interval.or_else(|| is_exact(claim).then_some((value, value)));
     let outcome = |verdict, reason| Outcome { value: Some(value), interval, verdict, reason };
     let Some((lo, hi)) = interval else {
         return outcome(Verdict::Inconclusive, Some(Reason::OneRepeat));
@@ -749,6 +751,13 @@ mod tests {
         let (lo, hi, _) = size_band(&size(Op::Greater, Some(1.011))).unwrap();
         assert!((lo.ln() * 1.5 - 1.011f64.ln()).abs() < 1e-12 && (hi.ln() / 1.5 - 1.011f64.ln()).abs() < 1e-12);
         assert_eq!(judge(&size(Op::Greater, Some(1.05)), &rows).outcome.verdict, Verdict::DiffersInSize);
+        // One repeat of a length is its value (a smoke run): decided, where a time would not be.
+        let once = |id: &str, bytes: f64| {
+            let metric = Summary::of(&[bytes]).unwrap();
+            ScenarioSummary { metrics: [("size_bytes", metric)].into(), ..summary(id, &[bytes]) }
+        };
+        let j = judge(&size(Op::Less, None), &[once("avro", 520_758.0), once("msgpack", 527_431.0)]);
+        assert_eq!((j.outcome.verdict, j.outcome.interval.map(|(l, h)| l == h)), (Verdict::Confirmed, Some(true)));
         // The same ratio of times is within what a second run moves.
         let times = [paired("msgpack", &[1012.8; 3]), paired("avro", &[1000.0; 3])];
         let c = Claim { numerator: "msgpack".into(), denominator: Some("avro".into()), ..claim(Op::Greater, 1.0) };
