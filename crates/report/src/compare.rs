@@ -108,11 +108,14 @@ pub struct RowComparison {
     pub p99_b_us: Option<f64>,
     /// p99 B ÷ A with its conservative interval (from each side's interval over its repeats).
     pub p99_ratio: Option<Value>,
-    /// `faster`, `slower`, `same within noise`, `n/a`, `failed in A`, ...
+    /// On `metric`: `faster`, `slower` (req/s), `higher`, `lower` (another metric, named), `same
+    /// within noise`, `n/a`, `failed in A`, ...
     pub verdict: String,
-    /// The metric `disjoint` compares: req/s, else the first metric a claim may name that both
-    /// runs have for the row (a harness's row: `serialize_ns`, `parse_us`, ...).
+    /// The metric `disjoint` and `verdict` compare: req/s, else the first metric a claim may name
+    /// that both runs have for the row (a harness's row: `serialize_ns`, `parse_us`, ...).
     pub metric: String,
+    /// B ÷ A of `metric` with its conservative interval (the same as `ratio` on req/s).
+    pub metric_ratio: Option<Value>,
     /// The two runs' 95 % intervals of `metric` do not overlap.
     pub disjoint: bool,
     pub contended_a: usize,
@@ -223,9 +226,11 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
         let metric =
             wirebench_core::metrics::claim_ids().find(|m| x.get(m).is_some() && y.get(m).is_some()).unwrap_or("rps");
         let (ma, mb) = (x.get(metric).map(Value::of), y.get(metric).map(Value::of));
+        let metric_ratio = y.get(metric).zip(x.get(metric)).and_then(|(b, a)| Ratio::of(b, a));
         rows.push(RowComparison {
             scenario: x.scenario.clone(),
             metric: metric.to_string(),
+            metric_ratio: metric_ratio.map(Value::ratio),
             disjoint: Value::disjoint(ma.as_ref(), mb.as_ref()),
             rps_a: va,
             rps_b: vb,
@@ -233,7 +238,7 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
             p99_a_us: x.get("p99_us").map(|p| p.median),
             p99_b_us: y.get("p99_us").map(|p| p.median),
             p99_ratio: y.get("p99_us").zip(x.get("p99_us")).and_then(|(b, a)| Ratio::of(b, a)).map(Value::ratio),
-            verdict: verdict(rps_a, rps_b, ratio).to_string(),
+            verdict: verdict(metric, x.get(metric), y.get(metric), metric_ratio),
             contended_a: x.contended,
             contended_b: y.contended,
         });
@@ -295,7 +300,8 @@ pub fn compare(a: &Path, b: &Path) -> Result<String, ReportError> {
 pub fn text(c: &Comparison) -> String {
     let mut rows: Vec<[String; 7]> = vec![HEADER.map(str::to_string)];
     for r in &c.rows {
-        let ratio_text = match &r.ratio {
+        // A row without req/s (a harness's) shows its own metric's ratio, which its verdict names.
+        let ratio_text = match r.ratio.as_ref().or(r.metric_ratio.as_ref()) {
             None => NONE.to_string(),
             Some(v) => match v.interval() {
                 Some((lo, hi)) => format!("{} [{}]", numbers::ratio(v.value), numbers::interval(lo, hi, numbers::sig3)),
@@ -402,20 +408,23 @@ fn rps(v: Option<&Value>) -> String {
     }
 }
 
-/// `faster`/`slower` only when the ratio's interval excludes 1.
-fn verdict(a: Option<&Summary>, b: Option<&Summary>, ratio: Option<Ratio>) -> &'static str {
+/// `faster`/`slower` (req/s) or `<metric> higher`/`lower` only when the ratio's interval
+/// excludes 1.
+fn verdict(metric: &str, a: Option<&Summary>, b: Option<&Summary>, ratio: Option<Ratio>) -> String {
     match (a, b) {
-        (None, None) => return "failed in both",
-        (None, Some(_)) => return "failed in A",
-        (Some(_), None) => return "failed in B",
+        (None, None) => return "failed in both".into(),
+        (None, Some(_)) => return "failed in A".into(),
+        (Some(_), None) => return "failed in B".into(),
         _ => {}
     }
+    let (up, down) = if metric == "rps" { ("faster", "slower") } else { ("higher", "lower") };
+    let named = |word: &str| if metric == "rps" { word.to_string() } else { format!("{metric} {word}") };
     match ratio {
-        Some(r) if r.interval.is_none() => "n/a",
-        Some(r) if r.above_one() => "faster",
-        Some(r) if r.below_one() => "slower",
-        Some(_) => "same within noise",
-        None => "n/a",
+        Some(r) if r.interval.is_none() => "n/a".into(),
+        Some(r) if r.above_one() => named(up),
+        Some(r) if r.below_one() => named(down),
+        Some(_) => named("same within noise"),
+        None => "n/a".into(),
     }
 }
 
@@ -474,6 +483,28 @@ mod tests {
 
     fn line<'a>(text: &'a str, scenario: &str) -> &'a str {
         text.lines().find(|l| l.starts_with(&format!("{scenario} "))).unwrap_or_else(|| panic!("{scenario} in\n{text}"))
+    }
+
+    /// A harness's row has no req/s: its ratio and verdict are on its first claim metric, named,
+    /// where they read "failed in both".
+    #[test]
+    fn a_harness_row_is_compared_on_its_own_metric() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fixture::formats_only(a.path());
+        let mut specs = fixture::formats_specs();
+        for t in &mut specs[0].times_ms {
+            t.0 *= 2.0;
+        }
+        fixture::write_run(b.path(), &[], &specs, fixture::FORMAT_CLAIMS);
+        let c = comparison(a.path(), b.path()).unwrap();
+        let text = text(&c);
+        let doubled = line(&text, &specs[0].scenario());
+        assert!(doubled.contains("2.00× [") && doubled.trim_end().ends_with("serialize_ns higher"), "{doubled}");
+        let same = line(&text, &specs[1].scenario());
+        assert!(same.contains("1.00× [") && same.trim_end().ends_with("serialize_ns same within noise"), "{same}");
+        let row = c.rows.iter().find(|r| r.scenario == specs[0].scenario()).unwrap();
+        assert_eq!((row.metric.as_str(), row.ratio.is_none()), ("serialize_ns", true));
+        assert!((row.metric_ratio.as_ref().unwrap().value - 2.0).abs() < 1e-9);
     }
 
     #[test]
