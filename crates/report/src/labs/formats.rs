@@ -666,7 +666,7 @@ impl Slip {
 /// What the published columns are and how to read them beside ours.
 pub fn caveat() -> String {
     format!(
-        "Published columns: {SOURCE}. The `listing41` rows are that data (10,000 users: the count \
+        "Published columns: {SOURCE}. The listing41 rows are that data (10,000 users: the count \
          the table's sizes imply, though the study's text says 1,000), so a size ÷ published of 1 is \
          the study's byte count; times are another machine's, so compare them between formats, as \
          ratios, rather than as milliseconds."
