@@ -161,3 +161,23 @@ fn a_block_is_what_the_command_prints() {
         )
     );
 }
+
+/// Every committed run the documents read was made from a clean tree: a `-dirty` revision names
+/// code no commit holds, so its numbers cannot be traced to the code that made them.
+#[test]
+fn committed_runs_come_from_a_clean_tree() {
+    let dir = workspace().join("docs/labs/results");
+    let mut runs = 0;
+    let mut dirty = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path().join("run.json");
+        let run: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        runs += 1;
+        match run["git_revision"].as_str() {
+            Some(rev) if !rev.is_empty() && !rev.ends_with("-dirty") => {}
+            other => dirty.push(format!("{}: {other:?}", path.strip_prefix(workspace()).unwrap().display())),
+        }
+    }
+    assert!(runs > 0, "{}: no committed run", dir.display());
+    assert!(dirty.is_empty(), "committed runs not made from a clean tree (run them again at a commit): {dirty:?}");
+}
