@@ -169,6 +169,10 @@ pub const METRICS: &[Metric] = &[
     extra("serialize_allocs", Count, false),
     extra("deserialize_alloc_bytes", Bytes, false),
     extra("deserialize_allocs", Count, false),
+    // A warm-up repeated until steady (`warmup_until_steady`): its windows, and the last one's
+    // req/s over the first's (how much the subject sped up while warming).
+    extra("warmup_windows", Count, false),
+    extra("warmup_gain", Factor, false),
     extra("parse_us", Micros, true),
     extra("total_us", Micros, true),
     extra("io_us", Micros, false),

@@ -757,11 +757,20 @@ impl Ctx<'_> {
         if let Err(e) = self.executor.verify(s, &target) {
             return self.failed(s, format!("verification failed: {e}"));
         }
+        // (windows, last ÷ first req/s) of a warm-up repeated until steady.
+        let mut warmed = None;
         if let Some(plan) = s.plan(true) {
             self.progress.phase(None);
-            self.progress.live().store(0, Ordering::Relaxed);
-            if let Err(e) = self.executor.measure(s, &plan, &target, self.progress.live()) {
-                return self.failed(s, format!("warm-up failed: {e}"));
+            let mut rates = Vec::new();
+            while !steady(&rates, s.warmup_until_steady) {
+                self.progress.live().store(0, Ordering::Relaxed);
+                match self.executor.measure(s, &plan, &target, self.progress.live()) {
+                    Ok(r) => rates.push(r.requests as f64 / r.duration.as_secs_f64().max(1e-9)),
+                    Err(e) => return self.failed(s, format!("warm-up failed: {e}")),
+                }
+            }
+            if let (Some(_), Some(first), Some(last)) = (s.warmup_until_steady, rates.first(), rates.last()) {
+                warmed = Some((rates.len() as f64, if *first > 0.0 { last / first } else { f64::NAN }));
             }
         }
         let plan = s.plan(false).expect("measured plan exists");
@@ -769,7 +778,13 @@ impl Ctx<'_> {
             // A repeat measured while foreign work took the run's CPUs is written, flagged, and
             // measured again (at most REMEASURES times); only the last try may enter a verdict.
             for _ in 0..=REMEASURES {
-                let row = self.repeat(s, server, &target, &plan, repeat, link);
+                let mut row = self.repeat(s, server, &target, &plan, repeat, link);
+                if let Some((windows, gain)) = warmed.filter(|_| row.status == Status::Ok) {
+                    row.metrics.extra.insert("warmup_windows".into(), windows);
+                    if gain.is_finite() {
+                        row.metrics.extra.insert("warmup_gain".into(), gain);
+                    }
+                }
                 let contended = row.metrics.contended == Some(true);
                 let status = row.status;
                 self.write(row)?;
@@ -1400,6 +1415,18 @@ impl Sampler {
 /// `results/<UTC-timestamp>-<suite>` under `base`.
 pub fn results_dir(base: &Path, stamp: &str, suite: &str) -> PathBuf {
     base.join(format!("{stamp}-{suite}"))
+}
+
+/// Whether a warm-up of these windows' req/s is done: after one window without
+/// `warmup_until_steady`; with it, once a window rose less than `WARM` over the one before, or
+/// after `max` windows.
+fn steady(rates: &[f64], max: Option<u32>) -> bool {
+    let Some(max) = max else { return !rates.is_empty() };
+    match rates {
+        [] | [_] => false,
+        _ if rates.len() >= max as usize => true,
+        [.., before, last] => *last < before * crate::suite::WARM,
+    }
 }
 
 #[cfg(test)]

@@ -118,6 +118,7 @@ fn scenario_of(args: &LoadArgs, driver: &DriverInfo, target: &Target, path: Stri
         rate: args.rate,
         warmup_requests: None,
         warmup_s: None,
+        warmup_until_steady: None,
         expect: Expect {
             status: args.expect_status.unwrap_or(driver.ok_status),
             body_bytes: args.expect_bytes,

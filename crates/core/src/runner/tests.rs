@@ -827,3 +827,79 @@ fn a_harness_contended_every_time_keeps_its_lines_flagged_after_its_reruns() {
     let summary = results.summaries().into_iter().find(|s| s.scenario == "users-json-rust").unwrap();
     assert_eq!((summary.ok_repeats, summary.contended), (0, 3 * tries));
 }
+
+/// A row whose subject speeds up while warming (a JVM compiling: 1,000, 2,000, then 2,050 req/s)
+/// is warmed until a window rises less than 5 %: three windows, the last 2.05× the first, on the
+/// first round's row; the later rounds find it warm (it stays up) and stop after two windows, as
+/// a row that never speeds up does; one without `warmup_until_steady` warms once.
+#[test]
+fn a_warm_up_until_steady_repeats_until_the_subject_stops_speeding_up() {
+    let suite = r#"
+[subjects.good]
+lang = "rust"
+command = ["good"]
+ports = { plain = "--port" }
+health = { path = "/health" }
+
+[scenario_defaults]
+subject = "good"
+driver = "mock"
+path = "/x"
+connections = 1
+requests = 1000
+warmup_requests = 1000
+
+[[scenarios]]
+id = "jvm"
+warmup_until_steady = 5
+[[scenarios]]
+id = "flat"
+warmup_until_steady = 5
+[[scenarios]]
+id = "once"
+"#;
+    let dir = tempfile::tempdir().unwrap();
+    let (suite, opts) = quick_run(suite, "mock", dir.path());
+    let rps = [("jvm", vec![1000.0, 2000.0, 2050.0]), ("flat", vec![3000.0]), ("once", vec![3000.0])];
+    let exec = SequenceExecutor { rps: rps.into(), calls: RefCell::default() };
+    let out = run(&suite, &opts, &MockLauncher::default(), &exec, &NoProgress::default()).unwrap();
+    let results = Results::read(&out).unwrap();
+    let extra = |id: &str, key: &str| -> Vec<Option<f64>> {
+        results.measurements.iter().filter(|m| m.scenario == id).map(|m| m.metrics.extra.get(key).copied()).collect()
+    };
+    let repeats = opts.profile.repeats as usize;
+    let later = repeats - 1;
+    assert_eq!(extra("jvm", "warmup_windows"), [vec![Some(3.0)], vec![Some(2.0); later]].concat());
+    let gains: Vec<f64> = extra("jvm", "warmup_gain").into_iter().map(|g| (g.unwrap() * 1e6).round() / 1e6).collect();
+    assert_eq!(gains, [vec![2.05], vec![1.0; later]].concat());
+    assert_eq!(extra("flat", "warmup_windows"), vec![Some(2.0); repeats]);
+    assert_eq!(extra("once", "warmup_windows"), vec![None; repeats]);
+    // Warm-ups (once per row and round) plus the repeats.
+    let calls = exec.calls.borrow();
+    let rounds = repeats;
+    assert_eq!(calls["once"], rounds + repeats);
+    assert_eq!(calls["jvm"], 3 + 2 * later + repeats, "{calls:?}");
+}
+
+#[test]
+fn steady_means_a_window_rose_less_than_five_percent_or_the_cap() {
+    assert!(!steady(&[], None) && steady(&[1.0], None));
+    assert!(!steady(&[1.0], Some(3)));
+    assert!(!steady(&[1.0, 2.0], Some(3)) && steady(&[1.0, 2.0, 2.05], Some(3)));
+    assert!(steady(&[1.0, 1.04], Some(9)) && !steady(&[1.0, 1.06], Some(9)));
+    assert!(steady(&[1.0, 0.5], Some(9)), "a slower window ends it too");
+    assert!(steady(&[1.0, 2.0, 4.0], Some(3)), "the cap");
+}
+
+#[test]
+fn warmup_until_steady_is_checked() {
+    let base = "[subjects.good]\nlang = \"rust\"\ncommand = [\"good\"]\nports = { plain = \"--port\" }\nhealth = { path = \"/health\" }\n\n[[scenarios]]\nid = \"x\"\nsubject = \"good\"\ndriver = \"mock\"\npath = \"/x\"\nconnections = 1\nrequests = 10\n";
+    for (extra, want) in [
+        ("warmup_until_steady = 1\nwarmup_requests = 5\n", "must be at least 2"),
+        ("warmup_until_steady = 3\n", "set `warmup_s` or `warmup_requests` too"),
+    ] {
+        let text = format!("{base}{extra}");
+        let err = Suite::parse(&text, "x.toml").and_then(|s| s.check("x.toml", &["mock"]).map(|_| s)).unwrap_err();
+        assert!(err.to_string().contains(want) && err.to_string().contains("warmup_until_steady"), "{err}");
+    }
+}

@@ -83,6 +83,12 @@ pub struct Scenario {
     pub warmup_requests: Option<u64>,
     #[serde(default)]
     pub warmup_s: Option<f64>,
+    /// Repeat the warm-up (`warmup_s` or `warmup_requests`) until a window's req/s rises less
+    /// than `WARM` over the window before, at most this many windows: a JVM still compiling
+    /// after one window (Tomcat at G1 ran its first row 1.88x slower than a later one) is warmed
+    /// until it stops speeding up. The rows record how many windows it took and last ÷ first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_until_steady: Option<u32>,
     #[serde(default)]
     pub expect: Expect,
     /// Free-form labels for grouping in the report (`api`, `payload`, `transport`, ...).
@@ -110,6 +116,10 @@ fn default_method() -> String {
 fn one_u32() -> u32 {
     1
 }
+
+/// A warm-up window whose req/s rose less than this factor over the window before ends a
+/// `warmup_until_steady` warm-up: the equivalence band, what two runs of this machine resolve.
+pub const WARM: f64 = crate::claims::EQUIVALENCE;
 
 /// A scenario setting as a suite names it (`connections`) and as `wirebench load` does (`-c`),
 /// so that a rule's message names the one the user wrote. A setting the command has no flag for
@@ -142,6 +152,7 @@ impl Knob {
     pub const BODY_BYTES: Knob = Knob { key: "body_bytes", flag: Some("--body-bytes") };
     pub const RECONNECT: Knob = Knob { key: "reconnect", flag: Some("--reconnect") };
     pub const NET: Knob = Knob { key: "net", flag: Some("--net") };
+    pub const WARMUP_STEADY: Knob = Knob { key: "warmup_until_steady", flag: None };
 
     /// The setting's name where it was written.
     pub fn name(self, dialect: Dialect) -> &'static str {
@@ -226,6 +237,14 @@ impl Scenario {
         }
         if let Some(Err(e)) = self.net.as_ref().map(|n| n.check()) {
             return bad(Knob::NET, e);
+        }
+        match self.warmup_until_steady {
+            Some(0 | 1) => return bad(Knob::WARMUP_STEADY, "must be at least 2: windows to compare".into()),
+            Some(_) if self.warmup_s.is_none() && self.warmup_requests.is_none() => {
+                let message = "repeats the warm-up: set `warmup_s` or `warmup_requests` too";
+                return bad(Knob::WARMUP_STEADY, message.into());
+            }
+            _ => {}
         }
         Ok(())
     }
