@@ -882,12 +882,13 @@ id = "once"
 }
 
 #[test]
-fn steady_means_a_window_rose_less_than_five_percent_or_the_cap() {
+fn steady_means_a_window_within_five_percent_of_the_last_or_the_cap() {
     assert!(!steady(&[], None) && steady(&[1.0], None));
     assert!(!steady(&[1.0], Some(3)));
     assert!(!steady(&[1.0, 2.0], Some(3)) && steady(&[1.0, 2.0, 2.05], Some(3)));
     assert!(steady(&[1.0, 1.04], Some(9)) && !steady(&[1.0, 1.06], Some(9)));
-    assert!(steady(&[1.0, 0.5], Some(9)), "a slower window ends it too");
+    assert!(!steady(&[1.0, 0.5], Some(9)), "a window that falls is not steady");
+    assert!(steady(&[1.0, 0.96], Some(9)), "within 5 % below is");
     assert!(steady(&[1.0, 2.0, 4.0], Some(3)), "the cap");
 }
 
