@@ -1424,13 +1424,16 @@ pub fn results_dir(base: &Path, stamp: &str, suite: &str) -> PathBuf {
 /// less than 5 %", and measured 10,824 req/s against 21,102 the next round).
 fn steady(rates: &[f64], max: Option<u32>) -> bool {
     let Some(max) = max else { return !rates.is_empty() };
-    let warm = crate::suite::WARM;
     match rates {
         [] | [_] => false,
         _ if rates.len() >= max as usize => true,
-        [.., before, last] => *last < before * warm && *last > before / warm,
+        [.., before, last] => *last < before * WARM && *last > before / WARM,
     }
 }
+
+/// A warm-up window whose req/s is within this factor of the window before ends a
+/// `warmup_until_steady` warm-up: the equivalence band, what two runs of this machine resolve.
+const WARM: f64 = crate::claims::EQUIVALENCE;
 
 #[cfg(test)]
 mod tests;

@@ -23,7 +23,7 @@ pub use expect::Expect;
 pub use files::{files, project_root, resolve};
 pub use groups::{GroupSpec, Script};
 pub use profile::{Profile, UntilDecided};
-pub use scenario::{Dialect, Knob, Plan, Scenario, Stop, WARM};
+pub use scenario::{Dialect, Knob, Plan, Scenario, Stop};
 pub use services::{FileSpec, Placeholders, Ready, ServiceSpec};
 pub use subject::{Build, HarnessSpec, Health, Origin, SubjectSpec};
 

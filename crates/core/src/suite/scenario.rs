@@ -84,7 +84,7 @@ pub struct Scenario {
     #[serde(default)]
     pub warmup_s: Option<f64>,
     /// Repeat the warm-up (`warmup_s` or `warmup_requests`) until a window's req/s is within
-    /// `WARM` of the window before, either way, at most this many windows: a JVM still compiling
+    /// 5 % of the window before, either way (the runner's `WARM`), at most this many windows: a JVM still compiling
     /// after one window (Tomcat at G1 ran its first row 1.88x slower than a later one) is warmed
     /// until it stops speeding up. The rows record how many windows it took and last ÷ first.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,10 +116,6 @@ fn default_method() -> String {
 fn one_u32() -> u32 {
     1
 }
-
-/// A warm-up window whose req/s is within this factor of the window before ends a
-/// `warmup_until_steady` warm-up: the equivalence band, what two runs of this machine resolve.
-pub const WARM: f64 = crate::claims::EQUIVALENCE;
 
 /// A scenario setting as a suite names it (`connections`) and as `wirebench load` does (`-c`),
 /// so that a rule's message names the one the user wrote. A setting the command has no flag for
