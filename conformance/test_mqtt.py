@@ -16,12 +16,19 @@ def round_trip(broker, publish_qos, subscribe_qos, payload=b"x" * 1024):
     me = f"conformance-{uuid.uuid4().hex[:12]}"
     got = queue.Queue()
     subscribed = queue.Queue()
+    connected = queue.Queue()
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=me, protocol=mqtt.MQTTv311)
     c.on_message = lambda client, data, msg: got.put((msg.payload, msg.qos))
     c.on_subscribe = lambda client, data, mid, codes, props: subscribed.put(codes)
+    c.on_connect = lambda client, data, flags, code, props: connected.put(code)
     c.connect("127.0.0.1", port)
     c.loop_start()
     try:
+        # Subscribe once the broker has accepted the session: a SUBSCRIBE sent before the CONNACK
+        # went unanswered by rumqttd once in a fresh .ci/run (no SUBACK within 10 s).
+        code = connected.get(timeout=10)
+        if code.is_failure:
+            raise AssertionError(f"{broker} refused the connection: {code}")
         c.subscribe(f"bench/response/{me}", qos=subscribe_qos)
         subscribed.get(timeout=10)
         c.publish(f"bench/request/qos{publish_qos}/{me}", payload, qos=publish_qos)
