@@ -11,39 +11,25 @@
 use super::{library, Codec, CodecError};
 use crate::dataset::{Dataset, DatasetKind};
 
+/// MessagePack in one of its two struct encodings.
+pub struct MsgPack {
+    /// Structs as maps keyed by field name (`msgpack`), else as arrays (`msgpack-compact`).
+    named: bool,
+}
+
 /// The named form.
-pub struct MsgPack;
+pub const NAMED: MsgPack = MsgPack { named: true };
 
 /// The compact (array) form.
-pub struct MsgPackCompact;
-
-fn decode(id: &'static str, bytes: &[u8], kind: DatasetKind) -> Result<Dataset, CodecError> {
-    let err = |e| CodecError::decode(id, kind, e);
-    // `rmp_serde::from_slice`, the library's zero-copy entry point. It stops after one value and
-    // ignores trailing bytes; checking them would mean its copying reader, a cost the other
-    // languages' decoders do not pay.
-    Ok(match kind {
-        DatasetKind::Users => Dataset::Users(rmp_serde::from_slice(bytes).map_err(err)?),
-        DatasetKind::Numeric => Dataset::Numeric(rmp_serde::from_slice(bytes).map_err(err)?),
-        DatasetKind::Dummy => Dataset::Dummy(rmp_serde::from_slice(bytes).map_err(err)?),
-        DatasetKind::Listing41 => Dataset::Listing41(rmp_serde::from_slice(bytes).map_err(err)?),
-    })
-}
-
-fn hostile_inputs() -> Vec<(&'static str, Vec<u8>)> {
-    vec![
-        // array32 claiming 2^32-1 elements, then nothing.
-        ("huge-array-length", vec![0xdd, 0xff, 0xff, 0xff, 0xff]),
-        // {"users": str32 of 2^32-1 bytes}
-        ("huge-string-length", [&[0x81, 0xa5][..], b"users", &[0xdb, 0xff, 0xff, 0xff, 0xff, b'x']].concat()),
-        // fixarray(1) nested 100 000 deep.
-        ("deep-nesting", vec![0x91; 100_000]),
-    ]
-}
+pub const COMPACT: MsgPack = MsgPack { named: false };
 
 impl Codec for MsgPack {
     fn id(&self) -> &'static str {
-        "msgpack"
+        if self.named {
+            "msgpack"
+        } else {
+            "msgpack-compact"
+        }
     }
 
     fn library(&self) -> &'static str {
@@ -51,38 +37,32 @@ impl Codec for MsgPack {
     }
 
     fn encode(&self, data: &Dataset) -> Result<Vec<u8>, CodecError> {
-        rmp_serde::to_vec_named(data).map_err(|e| CodecError::encode(self.id(), data, e))
+        let bytes = if self.named { rmp_serde::to_vec_named(data) } else { rmp_serde::to_vec(data) };
+        bytes.map_err(|e| CodecError::encode(self.id(), data, e))
     }
 
+    /// `rmp_serde::from_slice`, the library's zero-copy entry point, for both forms. It stops
+    /// after one value and ignores trailing bytes; checking them would mean its copying reader,
+    /// a cost the other languages' decoders do not pay.
     fn decode(&self, bytes: &[u8], kind: DatasetKind) -> Result<Dataset, CodecError> {
-        decode(self.id(), bytes, kind)
+        let err = |e| CodecError::decode(self.id(), kind, e);
+        Ok(match kind {
+            DatasetKind::Users => Dataset::Users(rmp_serde::from_slice(bytes).map_err(err)?),
+            DatasetKind::Numeric => Dataset::Numeric(rmp_serde::from_slice(bytes).map_err(err)?),
+            DatasetKind::Dummy => Dataset::Dummy(rmp_serde::from_slice(bytes).map_err(err)?),
+            DatasetKind::Listing41 => Dataset::Listing41(rmp_serde::from_slice(bytes).map_err(err)?),
+        })
     }
 
+    /// The same framing in both forms; each form's files are named after it.
     fn hostile_inputs(&self) -> Vec<(&'static str, Vec<u8>)> {
-        hostile_inputs()
-    }
-}
-
-impl Codec for MsgPackCompact {
-    fn id(&self) -> &'static str {
-        "msgpack-compact"
-    }
-
-    fn library(&self) -> &'static str {
-        library!("rmp-serde", "FORMATS_LIB_rmp_serde")
-    }
-
-    fn encode(&self, data: &Dataset) -> Result<Vec<u8>, CodecError> {
-        rmp_serde::to_vec(data).map_err(|e| CodecError::encode(self.id(), data, e))
-    }
-
-    fn decode(&self, bytes: &[u8], kind: DatasetKind) -> Result<Dataset, CodecError> {
-        decode(self.id(), bytes, kind)
-    }
-
-    /// The same framing as the named form: one corpus would do, but each format's files are
-    /// named after it.
-    fn hostile_inputs(&self) -> Vec<(&'static str, Vec<u8>)> {
-        hostile_inputs()
+        vec![
+            // array32 claiming 2^32-1 elements, then nothing.
+            ("huge-array-length", vec![0xdd, 0xff, 0xff, 0xff, 0xff]),
+            // {"users": str32 of 2^32-1 bytes}
+            ("huge-string-length", [&[0x81, 0xa5][..], b"users", &[0xdb, 0xff, 0xff, 0xff, 0xff, b'x']].concat()),
+            // fixarray(1) nested 100 000 deep.
+            ("deep-nesting", vec![0x91; 100_000]),
+        ]
     }
 }
