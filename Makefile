@@ -4,7 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 WIREBENCH := target/release/wirebench
 # iproute2: `ip`, which sets up the routes of a network link (crates/link).
-APT_PACKAGES := nghttp2-client wrk hyperfine chromium protobuf-compiler mosquitto postgresql iproute2 nginx-light apache2
+APT_PACKAGES := nghttp2-client wrk hyperfine chromium firefox-esr protobuf-compiler mosquitto postgresql iproute2 nginx-light apache2
 # The formats lab's harnesses in other languages (subjects/formats/<lang>/).
 FORMATS_GO := subjects/formats/go
 DEPLOY_K8S := deploy/kubernetes

@@ -1,17 +1,22 @@
 // The browser harness of every browser lab (docs/ARCHITECTURE.md, "Browser labs"): serves the
-// built pages (dist/) on loopback, opens one lab's page in headless Chromium (playwright-core,
-// Debian's /usr/bin/chromium) and prints each measurement line the page reports on stdout, so
-// the runner ingests it as an ordinary [[harnesses]] entry.
+// built pages (dist/) on loopback, opens one lab's page in a headless browser and prints each
+// measurement line the page reports on stdout, so the runner ingests it as an ordinary
+// [[harnesses]] entry. The browser is Debian's Chromium (/usr/bin/chromium, driven by
+// playwright-core over CDP) or, with --browser firefox, Debian's Firefox ESR
+// (/usr/bin/firefox-esr, driven by puppeteer-core over WebDriver BiDi: playwright-core's BiDi
+// Firefox sends `emulation.setMediaFeaturesOverride` with every new context, which Firefox 153
+// ESR answers "unknown command").
 //
 //   node harness/browser.mjs <lab> [--param name=value]... [--profile P] [--timeout-s S]
-//        [--origin URL] [--cpu-throttle RATE] [--keep-serving] --repeats R --run-id ID
+//        [--origin URL] [--browser chromium|firefox] [--cpu-throttle RATE] [--keep-serving]
+//        --repeats R --run-id ID
 //
 // The page is opened as /<lab>/?auto=1&repeats=R&run_id=ID&profile=P&runtime=<browser>&<params>;
 // it calls window.wirebenchReport(line) per measurement and window.wirebenchDone(error?) at the
 // end. --origin opens the page where a subject serves it (same-origin with its API, as a study's
 // app served its own page) instead of serving dist/ here; certificates of loopback subjects are
 // self-signed and accepted. --cpu-throttle slows the page's CPU by RATE (DevTools' CPU
-// throttling: a slow client). --keep-serving opens no browser: it prints the page's URL (with
+// throttling, Chromium only: a slow client). --keep-serving opens no browser: it prints the page's URL (with
 // the params) and serves until stopped, for a person to click through.
 
 import { createReadStream, existsSync, statSync } from "node:fs";
@@ -21,9 +26,17 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 
 import { chromium } from "playwright-core";
+import puppeteer from "puppeteer-core";
 
 const DIST = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist");
 const CHROMIUM = "/usr/bin/chromium";
+/**
+ * Firefox through `setpriv --pdeathsig KILL`: puppeteer starts it detached and talks to it over a
+ * WebSocket, so unlike Chromium on its pipe it would outlive a SIGKILLed harness.
+ */
+const FIREFOX = join(dirname(fileURLToPath(import.meta.url)), "firefox-esr");
+/** The browsers a page can run in. */
+export const BROWSERS = ["chromium", "firefox"];
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript",
@@ -77,12 +90,46 @@ export function serveStatic(dir) {
 }
 
 /**
- * Opens the page `url` gives for the browser's version (`chromium@156…`, so the page can record
- * it) in headless Chromium and calls `onLine` with each line the page reports; resolves when the
- * page says it is done, rejects on its error, a page crash or the timeout.
- * @param {{ url: (version: string) => string, onLine: (line: string) => void, timeoutMs: number, cpuThrottle?: number }} o
+ * Opens the page `url` gives for the browser's version (`chromium@156…`, `firefox@153…`, so the
+ * page can record it) in the headless `browser` and calls `onLine` with each line the page
+ * reports; resolves when the page says it is done, rejects on its error, a page crash or the
+ * timeout.
+ * @param {{ url: (version: string) => string, onLine: (line: string) => void, timeoutMs: number, cpuThrottle?: number, browser?: string }} o
  */
-export async function runPage({ url, onLine, timeoutMs, cpuThrottle }) {
+export async function runPage({ url, onLine, timeoutMs, cpuThrottle, browser = "chromium" }) {
+  if (!BROWSERS.includes(browser)) throw new Error(`no browser ${browser}: expected one of ${BROWSERS.join(", ")}`);
+  if (browser === "firefox" && cpuThrottle && cpuThrottle !== 1) throw new Error("Firefox has no CPU throttling: --cpu-throttle needs Chromium");
+  const open = browser === "firefox" ? openFirefox : openChromium;
+  const { page, version, close } = await open(cpuThrottle);
+  try {
+    /** @type {(error?: string) => void} */
+    let done = () => {};
+    const finished = new Promise((ok, err) => {
+      done = (error) => (error ? err(new Error(`the page failed: ${error}`)) : ok(undefined));
+      page.on("pageerror", (/** @type {Error} */ e) => err(new Error(`the page threw: ${e.message}`)));
+      page.on(browser === "firefox" ? "error" : "crash", () => err(new Error("the page crashed")));
+    });
+    page.on("console", (/** @type {{ type: () => string, text: () => string }} */ m) => process.stderr.write(`page ${m.type()}: ${m.text()}\n`));
+    await page.exposeFunction("wirebenchReport", (/** @type {string} */ line) => onLine(line));
+    await page.exposeFunction("wirebenchDone", (/** @type {string | undefined} */ error) => done(error));
+    /** @type {NodeJS.Timeout | undefined} */
+    let timer;
+    const timeout = new Promise((_, err) => {
+      timer = setTimeout(() => err(new Error(`the page did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    try {
+      await page.goto(url(version));
+      await Promise.race([finished, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  } finally {
+    await close();
+  }
+}
+
+/** @param {number | undefined} cpuThrottle @returns {Promise<{ page: any, version: string, close: () => Promise<void> }>} */
+async function openChromium(cpuThrottle) {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
@@ -95,29 +142,36 @@ export async function runPage({ url, onLine, timeoutMs, cpuThrottle }) {
       const cdp = await context.newCDPSession(page);
       await cdp.send("Emulation.setCPUThrottlingRate", { rate: cpuThrottle });
     }
-    /** @type {(error?: string) => void} */
-    let done = () => {};
-    const finished = new Promise((ok, err) => {
-      done = (error) => (error ? err(new Error(`the page failed: ${error}`)) : ok(undefined));
-      page.on("pageerror", (e) => err(new Error(`the page threw: ${e.message}`)));
-      page.on("crash", () => err(new Error("the page crashed")));
-    });
-    page.on("console", (m) => process.stderr.write(`page ${m.type()}: ${m.text()}\n`));
-    await page.exposeFunction("wirebenchReport", (/** @type {string} */ line) => onLine(line));
-    await page.exposeFunction("wirebenchDone", (/** @type {string | undefined} */ error) => done(error));
-    /** @type {NodeJS.Timeout | undefined} */
-    let timer;
-    const timeout = new Promise((_, err) => {
-      timer = setTimeout(() => err(new Error(`the page did not finish within ${timeoutMs / 1000} s`)), timeoutMs);
-    });
-    try {
-      await page.goto(url(`chromium@${browser.version()}`));
-      await Promise.race([finished, timeout]);
-    } finally {
-      clearTimeout(timer);
-    }
-  } finally {
+    return { page, version: `chromium@${browser.version()}`, close: () => browser.close() };
+  } catch (e) {
     await browser.close();
+    throw e;
+  }
+}
+
+/** @returns {Promise<{ page: any, version: string, close: () => Promise<void> }>} */
+async function openFirefox() {
+  const browser = await puppeteer.launch({
+    browser: "firefox",
+    executablePath: FIREFOX,
+    headless: true,
+    // Loopback subjects serve TLS with a certificate they generated at start.
+    acceptInsecureCerts: true,
+    // Traffic only to loopback: puppeteer's profile points updates, telemetry and blocklists at
+    // a dummy host; these two probes it leaves on would reach detectportal.firefox.com.
+    extraPrefsFirefox: {
+      "network.captive-portal-service.enabled": false,
+      "network.connectivity-service.enabled": false,
+    },
+  });
+  try {
+    const page = await browser.newPage();
+    // `firefox/153.8.0` as the page records it: `firefox@153.8.0`.
+    const version = (await browser.version()).replace("/", "@");
+    return { page, version, close: () => browser.close() };
+  } catch (e) {
+    await browser.close();
+    throw e;
   }
 }
 
@@ -136,6 +190,7 @@ async function main() {
         "keep-serving": { type: "boolean", default: false },
         origin: { type: "string" },
         "cpu-throttle": { type: "string", default: "1" },
+        browser: { type: "string", default: "chromium" },
         repeats: { type: "string", default: "1" },
         "run-id": { type: "string", default: "" },
       },
@@ -149,6 +204,9 @@ async function main() {
   if (!origin && !existsSync(join(DIST, lab, "index.html"))) fail(`no page dist/${lab}/index.html: run \`npm run build\` in web/`);
   const cpuThrottle = Number(values["cpu-throttle"]);
   if (!(cpuThrottle >= 1)) fail(`--cpu-throttle ${values["cpu-throttle"]}: expected a rate of 1 or more`);
+  const browser = String(values.browser);
+  if (!BROWSERS.includes(browser)) fail(`--browser ${browser}: expected one of ${BROWSERS.join(", ")}`);
+  if (browser === "firefox" && cpuThrottle !== 1) fail("--cpu-throttle needs Chromium: Firefox has no CPU throttling");
   const query = new URLSearchParams();
   for (const p of /** @type {string[]} */ (values.param ?? [])) {
     const at = p.indexOf("=");
@@ -179,6 +237,7 @@ async function main() {
       },
       timeoutMs,
       cpuThrottle,
+      browser,
       onLine: (line) => {
         lines++;
         process.stdout.write(line + "\n");

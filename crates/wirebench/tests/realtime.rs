@@ -1,18 +1,18 @@
 //! The realtime lab end to end, as `make test` runs it: `wirebench run realtime --profile smoke`
 //! with the real Express + Socket.IO app serving its page to headless Chromium, over HTTP, TLS
-//! and HTTP/2, from a throttled client and against the app that writes to disk, and the report's
-//! realtime section. Needs `make build`.
+//! and HTTP/2, from a throttled client and against the app that writes to disk, and to headless
+//! Firefox over HTTP, and the report's realtime section. Needs `make build`.
 
 mod common;
 
 #[test]
-fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
+fn realtime_lab_smoke_runs_every_protocol_in_chromium_and_firefox() {
     common::assert_built(&["web/dist/realtime/index.html", "subjects/realtime/node/node_modules/socket.io"]);
     let (_results, html, rows) = common::run_smoke("realtime");
 
     let ids: Vec<&str> = rows.iter().map(|r| r["scenario"].as_str().unwrap()).collect();
     for verb in ["http-get", "http-post", "socketio-send", "socketio-receive", "ws-send", "ws-receive"] {
-        for suffix in ["", "-tls", "-cpu4", "-disk"] {
+        for suffix in ["", "-tls", "-cpu4", "-disk", "-firefox"] {
             let id = format!("{verb}-n10{suffix}");
             assert_eq!(ids.iter().filter(|&&i| i == id).count(), 2, "{id}: two repeats");
         }
@@ -25,7 +25,8 @@ fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
         let n = r["params"]["n"].as_f64().unwrap();
         let (seconds, rate) = (m["duration_s"].as_f64().unwrap(), m["messages_per_s"].as_f64().unwrap());
         assert!(seconds > 0.0 && (rate * seconds - n).abs() < 1e-6 * n, "{}: {seconds} s, {rate}/s", r["scenario"]);
-        assert!(r["params"]["runtime"].as_str().unwrap().starts_with("chromium@"));
+        let browser = if r["scenario"].as_str().unwrap().ends_with("-firefox") { "firefox@" } else { "chromium@" };
+        assert!(r["params"]["runtime"].as_str().unwrap().starts_with(browser), "{r}");
     }
     // TLS over HTTP/1.1 is the `-tls` rows; the `-h2` rows (below) are TLS too.
     let tls: Vec<&serde_json::Value> =
@@ -56,7 +57,7 @@ fn realtime_lab_smoke_runs_every_protocol_in_chromium() {
 
     let report = std::fs::read_to_string(&html).unwrap();
     let section = &report[report.find(r#"<section id="realtime">"#).expect("a realtime section")..];
-    for condition in ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk", "20 ms", "80 ms"] {
+    for condition in ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk", "20 ms", "80 ms", "Firefox"] {
         assert!(section.contains(&format!(r#"id="realtime-{condition}""#)), "a table for {condition}");
     }
     assert!(section.contains(r#"id="chart-realtime-by-n""#) && section.contains(r#"id="chart-realtime-conditions""#));

@@ -174,7 +174,8 @@ export async function runAll(
   servers: Readonly<Record<string, string>>,
   sizes: readonly number[],
   repeats: number,
-  emit: (row: Row, repeat: number, result: Timings | Error) => void,
+  /** Awaited: a page's report to its harness must land before the page says it is done. */
+  emit: (row: Row, repeat: number, result: Timings | Error) => void | Promise<void>,
   now: () => number,
   settle: () => Promise<void> = async () => {},
 ): Promise<void> {
@@ -185,7 +186,7 @@ export async function runAll(
       await measure(servers[row.provider]!, { ...row, n: Math.min(row.n, 1000) }, now);
       live.push(row);
     } catch (e) {
-      emit(row, 0, new Error(`warm-up failed: ${e instanceof Error ? e.message : String(e)}`));
+      await emit(row, 0, new Error(`warm-up failed: ${e instanceof Error ? e.message : String(e)}`));
     }
   }
   for (let repeat = 1; repeat <= repeats; repeat++) {
@@ -193,9 +194,10 @@ export async function runAll(
       const row = live[i]!;
       try {
         await settle();
-        emit(row, repeat, await measure(servers[row.provider]!, row, now));
+        const result = await measure(servers[row.provider]!, row, now);
+        await emit(row, repeat, result);
       } catch (e) {
-        emit(row, repeat, e instanceof Error ? e : new Error(String(e)));
+        await emit(row, repeat, e instanceof Error ? e : new Error(String(e)));
       }
     }
   }

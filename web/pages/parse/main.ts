@@ -66,9 +66,9 @@ async function auto(): Promise<void> {
     servers,
     sizes,
     repeats,
-    (row, repeat, result) => {
+    async (row, repeat, result) => {
       show(row, result);
-      void window.wirebenchReport?.(JSON.stringify(line(query.get("run_id") ?? "", "browser", runtime, row, repeat, result)));
+      await window.wirebenchReport?.(JSON.stringify(line(query.get("run_id") ?? "", "browser", runtime, row, repeat, result)));
     },
     () => performance.now(),
     settle,

@@ -44,6 +44,8 @@ await runAll(
   servers,
   sizes,
   repeats,
-  (row, repeat, result) => process.stdout.write(JSON.stringify(line(values["run-id"], "node", runtime, row, repeat, result)) + "\n"),
+  (row, repeat, result) => {
+    process.stdout.write(JSON.stringify(line(values["run-id"], "node", runtime, row, repeat, result)) + "\n");
+  },
   () => performance.now(),
 );

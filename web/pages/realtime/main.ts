@@ -22,7 +22,12 @@ const cpu = Number(query.get("cpu_throttle") ?? "1");
 const disk = query.get("disk") === "1";
 /** The round trip of the network link the runner put between browser and app (a label: the page cannot see the link). */
 const rtt = Number(query.get("rtt_ms") ?? "0");
-const suffix = `${h2 ? "-h2" : tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}${rtt > 0 ? `-rtt${rtt}` : ""}`;
+/** The browser (`chromium@156…`, `firefox@153…`); rows of a browser other than Chromium say which. */
+const runtime = query.get("runtime") ?? navigator.userAgent;
+const browser = /^([a-z]+)@/.exec(runtime)?.[1] ?? (navigator.userAgent.includes("Firefox/") ? "firefox" : "chromium");
+const suffix = `${h2 ? "-h2" : tls ? "-tls" : ""}${cpu > 1 ? `-cpu${cpu}` : ""}${disk ? "-disk" : ""}${rtt > 0 ? `-rtt${rtt}` : ""}${
+  browser !== "chromium" ? `-${browser}` : ""
+}`;
 
 /** The protocol of the page's last request to /text (Resource Timing), to check HTTP rows ran over `http`. */
 function lastTextProtocol(): string | undefined {
@@ -62,7 +67,7 @@ function line(s: Scenario, repeat: number, result: number | Error): string {
       cpu_throttle: cpu,
       disk,
       rtt_ms: rtt,
-      runtime: query.get("runtime") ?? navigator.userAgent,
+      runtime,
     },
     repeat,
     status: failed ? "failed" : "ok",
@@ -102,9 +107,11 @@ $("start").addEventListener("click", async () => {
 async function auto(): Promise<void> {
   const all = scenarios(query.get("profile") ?? "quick", query.get("set") ?? "all", Number(query.get("max_n") ?? Infinity));
   const repeats = Number(query.get("repeats") ?? "1");
-  const report = (s: Scenario, repeat: number, result: number | Error) => {
+  // Each line is awaited: the harness may close the browser once the page says it is done, and
+  // a report still in flight then was lost (Firefox lost the last line of a run that way).
+  const report = async (s: Scenario, repeat: number, result: number | Error) => {
     show(scenarioId(s, suffix), result, s.n);
-    void window.wirebenchReport?.(line(s, repeat, result));
+    await window.wirebenchReport?.(line(s, repeat, result));
   };
   $<HTMLButtonElement>("start").disabled = true;
   status.textContent = "Running every scenario …";
@@ -113,12 +120,12 @@ async function auto(): Promise<void> {
     performance.clearResourceTimings();
     const r = await timed(s);
     const over = s.protocol === "http" ? lastTextProtocol() : http;
-    if (r instanceof Error) report(s, 0, new Error(`warm-up failed: ${r.message}`));
-    else if (over !== http) report(s, 0, new Error(`warm-up went over ${over || "an unknown protocol"}, not the page's ${http}`));
+    if (r instanceof Error) await report(s, 0, new Error(`warm-up failed: ${r.message}`));
+    else if (over !== http) await report(s, 0, new Error(`warm-up went over ${over || "an unknown protocol"}, not the page's ${http}`));
     else live.push(s);
   }
   for (let repeat = 1; repeat <= repeats; repeat++) {
-    for (const i of order(live.length, repeat)) report(live[i]!, repeat, await timed(live[i]!));
+    for (const i of order(live.length, repeat)) await report(live[i]!, repeat, await timed(live[i]!));
   }
   status.textContent = "Done.";
   await window.wirebenchDone?.();

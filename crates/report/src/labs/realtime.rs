@@ -1,7 +1,7 @@
 //! The realtime lab (`suites/realtime.toml`, `subjects/realtime/`, `web/pages/realtime/`): rows of
 //! the browser harness that sends or receives N texts, as series (a protocol, a direction and how
-//! the calls were made) under conditions (TLS, HTTP/2, a slowed client, disk writes), and the
-//! extra-header sweep; its charts and `realtime.csv`.
+//! the calls were made) under conditions (TLS, HTTP/2, a slowed client, disk writes, another
+//! browser), and the extra-header sweep; its charts and `realtime.csv`.
 
 use wirebench_core::results::ScenarioSummary;
 use wirebench_core::stats::Summary;
@@ -25,8 +25,18 @@ impl Lab for RealtimeLab {
         let rows = harness_rows(rows)?;
         let rt = Realtime::of(rows.iter().map(|s| (*s).clone()).collect());
         let mut s = Section::new("realtime", "WebSocket vs HTTP: time for N messages");
-        if let Some(browser) = rt.rows.iter().find_map(|r| r.runtime()) {
-            s.para(Para::Lede, Text::plain("In ").and_code(browser).and(", from the page the app serves."));
+        let mut browsers: Vec<&str> = Vec::new();
+        for b in rt.rows.iter().filter_map(|r| r.runtime()) {
+            if !browsers.contains(&b) {
+                browsers.push(b);
+            }
+        }
+        if let Some((first, more)) = browsers.split_first() {
+            let mut lede = Text::plain("In ").and_code(*first);
+            for (i, b) in more.iter().enumerate() {
+                lede = lede.and(if i + 1 == more.len() { " and " } else { ", " }).and_code(*b);
+            }
+            s.para(Para::Lede, lede.and(", from the page the app serves."));
         }
         for t in rt.tables() {
             s.push(Block::Table(t));
@@ -89,13 +99,33 @@ pub struct Condition {
     pub disk: bool,
     /// The round trip of a network link between browser and app (0: none).
     pub rtt_ms: u32,
+    /// The browser the page ran in.
+    pub browser: Browser,
+}
+
+/// The browsers the harness drives (web/harness/browser.mjs), Chromium first: it runs every
+/// condition, the others the cleartext sweep beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Browser {
+    Chromium,
+    Firefox,
+}
+
+impl Browser {
+    /// The browser of a row's `runtime` (`firefox@153.8.0`); Chromium for any other.
+    pub fn of(runtime: Option<&str>) -> Browser {
+        match runtime {
+            Some(r) if r.starts_with("firefox@") => Browser::Firefox,
+            _ => Browser::Chromium,
+        }
+    }
 }
 
 impl Condition {
     /// The order of the tables: cleartext, TLS, HTTP/2, then the slowed client, then disk writes,
-    /// then across a link, nearest first.
-    fn order(&self) -> (u32, bool, u32, bool, bool) {
-        (self.rtt_ms, self.disk, self.cpu_throttle, self.tls, self.h2)
+    /// then across a link, nearest first; then the same in the other browsers.
+    fn order(&self) -> (Browser, u32, bool, u32, bool, bool) {
+        (self.browser, self.rtt_ms, self.disk, self.cpu_throttle, self.tls, self.h2)
     }
 }
 
@@ -111,8 +141,10 @@ impl PartialOrd for Condition {
     }
 }
 
-/// The condition every other is compared with: cleartext HTTP/1.1, a full-speed client, no disk.
-pub const BASE: Condition = Condition { h2: false, tls: false, cpu_throttle: 1, disk: false, rtt_ms: 0 };
+/// The condition every other is compared with: cleartext HTTP/1.1, a full-speed client, no disk,
+/// Chromium.
+pub const BASE: Condition =
+    Condition { h2: false, tls: false, cpu_throttle: 1, disk: false, rtt_ms: 0, browser: Browser::Chromium };
 
 /// One scenario as the realtime tables show it.
 #[derive(Debug, Clone)]
@@ -312,7 +344,7 @@ impl Realtime {
 
     /// Every other condition (TLS, HTTP/2, a slowed client, disk writes) beside cleartext at one N.
     fn chart_conditions(&self) -> Spec {
-        let (name, title) = ("realtime-conditions", "TLS, HTTP/2, a slow client and disk writes");
+        let (name, title) = ("realtime-conditions", "TLS, HTTP/2, a slow client, disk writes and Firefox");
         // Across a link the round trips dwarf every other condition: they have a chart of their own.
         let sweeps: Vec<Sweep> = self.sweeps().into_iter().filter(|s| s.condition.rtt_ms == 0).collect();
         let conditions: Vec<Condition> = sweeps.iter().map(|s| s.condition).collect();
@@ -360,8 +392,8 @@ impl Realtime {
             note: Some(
                 "Each condition changes one thing against cleartext HTTP/1.1 from a full-speed client: TLS (HTTPS \
                  and WSS), HTTP/2 over TLS (HTTP rows), the page's CPU throttled by DevTools (the study's slower \
-                 laptop), or the server appending each received text to a file (as the study's did). The ratio is \
-                 against cleartext."
+                 laptop), the server appending each received text to a file (as the study's did), or the page in \
+                 Firefox instead of Chromium. The ratio is against cleartext in Chromium."
                     .into(),
             ),
         }
@@ -569,6 +601,9 @@ impl Condition {
     fn parts(&self, long: bool) -> Vec<String> {
         let name = |l: &str, s: &str| if long { l.to_string() } else { s.to_string() };
         let mut parts = Vec::new();
+        if self.browser == Browser::Firefox {
+            parts.push("Firefox".to_string());
+        }
         if self.h2 {
             parts.push(name("HTTP/2 over TLS", "h2+TLS"));
         } else if self.tls {
@@ -649,6 +684,7 @@ impl RealtimeRow {
             cpu_throttle: self.number("cpu_throttle").max(1) as u32,
             disk: self.flag("disk"),
             rtt_ms: self.number("rtt_ms") as u32,
+            browser: Browser::of(self.runtime()),
         }
     }
 
@@ -725,7 +761,7 @@ pub fn ms(x: f64) -> String {
 pub const NOTE: &str = "Time for N messages: from the first message on an open connection (HTTP: a keep-alive \
     connection warmed by one request; WebSocket and Socket.IO: after the handshake, or before it in the \
     \u{201c}+ handshake\u{201d} columns) until the last one is verified: the median of the repeats, below it the \
-    95 % interval of the mean and the repeats' 95th percentile. HTTP requests go one after the other unless the column says parallel (Chromium then opens up \
+    95 % interval of the mean and the repeats' 95th percentile. HTTP requests go one after the other unless the column says parallel (the browser then opens up \
     to 6 connections over HTTP/1.1, or multiplexes one over HTTP/2). \u{201c}X % faster\u{201d} means \
     (slower time \u{f7} faster time \u{2212} 1) \u{d7} 100 %.";
 
@@ -838,9 +874,17 @@ mod tests {
             summary("http-get-n1", p("http", "download", 1), 0.003),
             summary("http-get-parallel-n10", with(p("http", "download", 10), "parallel", true.into()), 0.020),
             summary("http-post-h10-n10", with(p("http", "upload", 10), "headers", 10.into()), 0.040),
+            summary("http-get-n10-firefox", with(p("http", "download", 10), "runtime", "firefox@153.8.0".into()), 0.02),
         ]);
         let sweeps = rt.sweeps();
-        assert_eq!(sweeps.iter().map(|s| s.condition).collect::<Vec<_>>(), [BASE, Condition { tls: true, ..BASE }]);
+        let firefox = Condition { browser: Browser::Firefox, ..BASE };
+        assert_eq!(
+            sweeps.iter().map(|s| s.condition).collect::<Vec<_>>(),
+            [BASE, Condition { tls: true, ..BASE }, firefox]
+        );
+        assert_eq!(sweeps[2].cells[0][0].map(RealtimeRow::id), Some("http-get-n10-firefox"));
+        assert_eq!((firefox.label(), firefox.short()), ("Firefox".to_string(), "Firefox".to_string()));
+        assert_eq!(Browser::of(Some("chromium@156.0.7467.2")), Browser::Chromium);
         let base = &sweeps[0];
         assert_eq!(base.ns, [1, 10]);
         let labels: Vec<String> = base.series.iter().map(Series::label).collect();
@@ -859,6 +903,7 @@ mod tests {
         assert_eq!(BASE.short(), "cleartext");
         let tls = Condition { tls: true, ..BASE };
         let mut all = [
+            Condition { tls: true, ..firefox },
             Condition { disk: true, ..BASE },
             Condition { h2: true, ..tls },
             Condition { cpu_throttle: 4, ..BASE },
@@ -867,7 +912,7 @@ mod tests {
         ];
         all.sort();
         let names: Vec<String> = all.iter().map(Condition::short).collect();
-        assert_eq!(names, ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk"]);
+        assert_eq!(names, ["cleartext", "TLS", "h2+TLS", "CPU ÷4", "disk", "Firefox TLS"]);
     }
 
     #[test]
