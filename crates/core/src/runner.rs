@@ -757,15 +757,20 @@ impl Ctx<'_> {
         if let Err(e) = self.executor.verify(s, &target) {
             return self.failed(s, format!("verification failed: {e}"));
         }
-        // (windows, last ÷ first req/s) of a warm-up repeated until steady.
+        // (windows, last ÷ first pace) of a warm-up repeated until steady.
         let mut warmed = None;
         if let Some(plan) = s.plan(true) {
             self.progress.phase(None);
+            let subject = server.subject.pid();
             let mut rates = Vec::new();
             while !steady(&rates, s.warmup_until_steady) {
                 self.progress.live().store(0, Ordering::Relaxed);
+                let cpu_before = subject.and_then(|p| trees_cpu_s(&[p]));
                 match self.executor.measure(s, &plan, &target, self.progress.live()) {
-                    Ok(r) => rates.push(r.requests as f64 / r.duration.as_secs_f64().max(1e-9)),
+                    Ok(r) => {
+                        let cpu = cpu_before.zip(subject.and_then(|p| trees_cpu_s(&[p]))).map(|(b, a)| a - b);
+                        rates.push(warm_pace(r.requests, r.duration.as_secs_f64(), cpu, plan.rate.is_some()));
+                    }
                     Err(e) => return self.failed(s, format!("warm-up failed: {e}")),
                 }
             }
@@ -1428,6 +1433,17 @@ fn steady(rates: &[f64], max: Option<u32>) -> bool {
         [] | [_] => false,
         _ if rates.len() >= max as usize => true,
         [.., before, last] => *last < before * WARM && *last > before / WARM,
+    }
+}
+
+/// How fast a warm-up window went: its req/s in the closed model, where a subject that warms
+/// answers faster; in the open model the schedule fixes req/s, so a warming subject shows as
+/// requests per CPU-second of the subject (its process tree) instead: a JVM still compiling
+/// spends more CPU on the same requests. Without the subject's CPU (a URL subject), req/s.
+fn warm_pace(requests: u64, secs: f64, subject_cpu_s: Option<f64>, open: bool) -> f64 {
+    match subject_cpu_s {
+        Some(cpu) if open && cpu > 0.0 => requests as f64 / cpu,
+        _ => requests as f64 / secs.max(1e-9),
     }
 }
 

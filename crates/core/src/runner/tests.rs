@@ -882,6 +882,22 @@ id = "once"
 }
 
 #[test]
+fn an_open_warm_up_is_paced_by_requests_per_subject_cpu_second() {
+    // Closed: req/s, whatever the CPU.
+    assert_eq!(warm_pace(3_000, 1.5, Some(0.5), false), 2_000.0);
+    // Open: the schedule fixes req/s; a JVM still compiling spends more CPU on the same requests.
+    let (compiling, warm) = (warm_pace(6_000, 1.5, Some(0.6), true), warm_pace(6_000, 1.5, Some(0.3), true));
+    assert_eq!((compiling, warm), (10_000.0, 20_000.0));
+    assert!(
+        !steady(&[compiling, warm], Some(8))
+            && steady(&[compiling, warm, warm_pace(6_000, 1.5, Some(0.29), true)], Some(8))
+    );
+    // Without the subject's CPU (a URL subject, or none used), req/s.
+    assert_eq!(warm_pace(6_000, 1.5, None, true), 4_000.0);
+    assert_eq!(warm_pace(6_000, 1.5, Some(0.0), true), 4_000.0);
+}
+
+#[test]
 fn steady_means_a_window_within_five_percent_of_the_last_or_the_cap() {
     assert!(!steady(&[], None) && steady(&[1.0], None));
     assert!(!steady(&[1.0], Some(3)));
