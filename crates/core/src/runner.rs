@@ -761,7 +761,8 @@ impl Ctx<'_> {
         let mut warmed = None;
         if let Some(plan) = s.plan(true) {
             self.progress.phase(None);
-            let subject = server.subject.pid();
+            // Only an open warm-up is paced by the subject's CPU: a closed one needs no /proc walk.
+            let subject = server.subject.pid().filter(|_| plan.rate.is_some());
             let mut rates = Vec::new();
             while !steady(&rates, s.warmup_until_steady) {
                 self.progress.live().store(0, Ordering::Relaxed);
