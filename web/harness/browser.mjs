@@ -37,6 +37,16 @@ const CHROMIUM = "/usr/bin/chromium";
 const FIREFOX = join(dirname(fileURLToPath(import.meta.url)), "firefox-esr");
 /** The browsers a page can run in. */
 export const BROWSERS = ["chromium", "firefox"];
+
+/**
+ * What is wrong with running in `browser` at `cpuThrottle`, as one line, or undefined.
+ * @param {string} browser @param {number} cpuThrottle
+ */
+export function browserProblem(browser, cpuThrottle) {
+  if (!BROWSERS.includes(browser)) return `--browser ${browser}: expected one of ${BROWSERS.join(", ")}`;
+  if (browser === "firefox" && cpuThrottle !== 1) return "--cpu-throttle needs Chromium: Firefox has no CPU throttling";
+  return undefined;
+}
 const TYPES = {
   ".html": "text/html; charset=utf-8",
   ".js": "text/javascript",
@@ -97,8 +107,8 @@ export function serveStatic(dir) {
  * @param {{ url: (version: string) => string, onLine: (line: string) => void, timeoutMs: number, cpuThrottle?: number, browser?: string }} o
  */
 export async function runPage({ url, onLine, timeoutMs, cpuThrottle, browser = "chromium" }) {
-  if (!BROWSERS.includes(browser)) throw new Error(`no browser ${browser}: expected one of ${BROWSERS.join(", ")}`);
-  if (browser === "firefox" && cpuThrottle && cpuThrottle !== 1) throw new Error("Firefox has no CPU throttling: --cpu-throttle needs Chromium");
+  const problem = browserProblem(browser, cpuThrottle ?? 1);
+  if (problem) throw new Error(problem);
   const open = browser === "firefox" ? openFirefox : openChromium;
   const { page, version, close } = await open(cpuThrottle);
   try {
@@ -205,8 +215,8 @@ async function main() {
   const cpuThrottle = Number(values["cpu-throttle"]);
   if (!(cpuThrottle >= 1)) fail(`--cpu-throttle ${values["cpu-throttle"]}: expected a rate of 1 or more`);
   const browser = String(values.browser);
-  if (!BROWSERS.includes(browser)) fail(`--browser ${browser}: expected one of ${BROWSERS.join(", ")}`);
-  if (browser === "firefox" && cpuThrottle !== 1) fail("--cpu-throttle needs Chromium: Firefox has no CPU throttling");
+  const problem = browserProblem(browser, cpuThrottle);
+  if (problem) fail(problem);
   const query = new URLSearchParams();
   for (const p of /** @type {string[]} */ (values.param ?? [])) {
     const at = p.indexOf("=");
