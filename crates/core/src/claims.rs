@@ -204,7 +204,8 @@ pub enum Reason {
         metric: String,
         scenario: String,
     },
-    /// A quantified claim's globs match no measured scenario.
+    /// A quantified claim's globs match no measured scenario. A suite's globs each match one of
+    /// its scenarios (`Suite::check`), so here the rows they match did not run.
     NoCase {
         globs: Vec<String>,
     },
@@ -309,7 +310,7 @@ pub fn judge_at(claim: &Claim, summaries: &[ScenarioSummary], alpha: f64) -> Jud
         let outcome = Outcome {
             value: None,
             interval: None,
-            verdict: Verdict::Inconclusive,
+            verdict: Verdict::NotRun,
             reason: Some(Reason::NoCase { globs }),
         };
         return Judged { claim: claim.clone(), outcome, cases, deciding: None };
@@ -821,8 +822,10 @@ mod tests {
         // Without `except`, the faster push row refutes it.
         let j = judge(&Claim { except: vec![], ..c.clone() }, &rows);
         assert_eq!((j.outcome.verdict, j.deciding.as_deref()), (Verdict::Refuted, Some("push")));
-        // Nothing matched: inconclusive, naming the glob.
+        // Nothing matched: the rows did not run (a suite's globs each match one of its
+        // scenarios), naming the glob.
         let j = judge(&Claim { denominator: Some("*-10mb".into()), ..c }, &rows);
+        assert_eq!(j.outcome.verdict, Verdict::NotRun);
         assert_eq!(j.outcome.reason, Some(Reason::NoCase { globs: vec!["*-10mb".into()] }));
     }
 

@@ -326,7 +326,9 @@ fn reason_words(c: &Claim, r: &Reason) -> String {
         Reason::OneRepeat => "one repeat: no confidence interval (use --profile quick or full)".into(),
         Reason::NotMeasured { metric, scenario } => format!("no {metric} measured for {scenario}"),
         Reason::Zero { metric, scenario } => format!("{metric} of {scenario} is zero"),
-        Reason::NoCase { globs } => format!("no measured scenario matches {}", globs.join(" or ")),
+        Reason::NoCase { globs } => {
+            format!("no scenario matching {} ran (the profile or --only left them out)", globs.join(" or "))
+        }
         Reason::NotRun { scenario } => format!("{scenario} did not run (the profile or --only left it out)"),
         Reason::InstrumentBound { scenarios } => format!(
             "the instrument was the bottleneck on {}: the value measures our client as much as the subject",
