@@ -307,12 +307,8 @@ pub fn judge_at(claim: &Claim, summaries: &[ScenarioSummary], alpha: f64) -> Jud
         cases.iter().min_by(|a, b| a.outcome.verdict.cmp(&b.outcome.verdict).then(margin(a).total_cmp(&margin(b))));
     let Some(d) = deciding else {
         let globs = claim.factors().into_iter().map(|(id, _)| id.to_string()).filter(|id| id.contains('*')).collect();
-        let outcome = Outcome {
-            value: None,
-            interval: None,
-            verdict: Verdict::NotRun,
-            reason: Some(Reason::NoCase { globs }),
-        };
+        let outcome =
+            Outcome { value: None, interval: None, verdict: Verdict::NotRun, reason: Some(Reason::NoCase { globs }) };
         return Judged { claim: claim.clone(), outcome, cases, deciding: None };
     };
     let (outcome, deciding) = (d.outcome.clone(), Some(d.label.clone()));

@@ -361,6 +361,14 @@ impl Ctx<'_> {
         }
     }
 
+    /// CPUs the subject runs on: its share of the split, or the whole machine without one.
+    fn subject_cpus(&self) -> usize {
+        match self.opts.cpus.subject.len() {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
     /// Measures `scenarios` for `repeats`, one round per repeat: round r measures every row once
     /// (its warm-up, then repeat r) in an order drawn afresh for the round, so that the drift of
     /// the machine over the run falls inside each row's repeats and a claim's per-repeat pairs are
@@ -770,7 +778,8 @@ impl Ctx<'_> {
                 match self.executor.measure(s, &plan, &target, self.progress.live()) {
                     Ok(r) => {
                         let cpu = cpu_before.zip(subject.and_then(|p| trees_cpu_s(&[p]))).map(|(b, a)| a - b);
-                        rates.push(warm_pace(r.requests, r.duration.as_secs_f64(), cpu, plan.rate.is_some()));
+                        let secs = r.duration.as_secs_f64();
+                        rates.push(warm_pace(r.requests, secs, cpu, plan.rate.is_some(), self.subject_cpus()));
                     }
                     Err(e) => return self.failed(s, format!("warm-up failed: {e}")),
                 }
@@ -1441,8 +1450,16 @@ fn steady(rates: &[f64], max: Option<u32>) -> bool {
 /// answers faster; in the open model the schedule fixes req/s, so a warming subject shows as
 /// requests per CPU-second of the subject (its process tree) instead: a JVM still compiling
 /// spends more CPU on the same requests. Without the subject's CPU (a URL subject), req/s.
-fn warm_pace(requests: u64, secs: f64, subject_cpu_s: Option<f64>, open: bool) -> f64 {
+///
+/// An open window in which the subject used (nearly) all of its `subject_cpus` has no pace (NaN,
+/// never steady): two such windows give the same requests per CPU-second whatever the subject
+/// does, since the core, not the work, sets the CPU. The REST service's `cpu-…` rows (600
+/// iterations a second, 9–28 % of a core when warm) stopped warm-ups of Jetty and Tomcat after 2
+/// or 3 windows this way, then spent 2.2–3.0 s of CPU in the first 3-s repeat, 3–4× the next
+/// two. A rate the subject cannot serve below its cores' time warms to the cap.
+fn warm_pace(requests: u64, secs: f64, subject_cpu_s: Option<f64>, open: bool, subject_cpus: usize) -> f64 {
     match subject_cpu_s {
+        Some(cpu) if open && saturated(cpu, subject_cpus, secs) => f64::NAN,
         Some(cpu) if open && cpu > 0.0 => requests as f64 / cpu,
         _ => requests as f64 / secs.max(1e-9),
     }

@@ -884,17 +884,26 @@ id = "once"
 #[test]
 fn an_open_warm_up_is_paced_by_requests_per_subject_cpu_second() {
     // Closed: req/s, whatever the CPU.
-    assert_eq!(warm_pace(3_000, 1.5, Some(0.5), false), 2_000.0);
+    assert_eq!(warm_pace(3_000, 1.5, Some(0.5), false, 1), 2_000.0);
     // Open: the schedule fixes req/s; a JVM still compiling spends more CPU on the same requests.
-    let (compiling, warm) = (warm_pace(6_000, 1.5, Some(0.6), true), warm_pace(6_000, 1.5, Some(0.3), true));
+    let (compiling, warm) = (warm_pace(6_000, 1.5, Some(0.6), true, 1), warm_pace(6_000, 1.5, Some(0.3), true, 1));
     assert_eq!((compiling, warm), (10_000.0, 20_000.0));
     assert!(
         !steady(&[compiling, warm], Some(8))
-            && steady(&[compiling, warm, warm_pace(6_000, 1.5, Some(0.29), true)], Some(8))
+            && steady(&[compiling, warm, warm_pace(6_000, 1.5, Some(0.29), true, 1)], Some(8))
     );
     // Without the subject's CPU (a URL subject, or none used), req/s.
-    assert_eq!(warm_pace(6_000, 1.5, None, true), 4_000.0);
-    assert_eq!(warm_pace(6_000, 1.5, Some(0.0), true), 4_000.0);
+    assert_eq!(warm_pace(6_000, 1.5, None, true, 1), 4_000.0);
+    assert_eq!(warm_pace(6_000, 1.5, Some(0.0), true, 1), 4_000.0);
+    // A window that kept the subject's core busy has no pace: two of them in a row agree only
+    // because the core is full, and are not steady; an open warm-up ends on two that are not.
+    let busy = warm_pace(900, 1.5, Some(1.45), true, 1);
+    assert!(busy.is_nan());
+    assert!(!steady(&[busy, busy], Some(8)) && !steady(&[busy, warm], Some(8)) && !steady(&[warm, busy], Some(8)));
+    assert!(steady(&[busy, busy, warm, warm], Some(8)) && steady(&[busy; 8], Some(8)), "then steady, or the cap");
+    // The same CPU is not busy for a subject on two CPUs, nor in the closed model.
+    assert_eq!(warm_pace(900, 1.5, Some(1.45), true, 2), 900.0 / 1.45);
+    assert_eq!(warm_pace(900, 1.5, Some(1.45), false, 1), 600.0);
 }
 
 #[test]
