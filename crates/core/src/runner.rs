@@ -352,21 +352,23 @@ impl Order {
     }
 }
 
+/// How many CPUs a side of the split has: its own, or the whole machine's when there is no split.
+fn share_or_machine(share: &[usize]) -> usize {
+    match share.len() {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 impl Ctx<'_> {
     /// CPUs the instrument runs on: its share of the split, or the whole machine without one.
     fn load_cpus(&self) -> usize {
-        match self.opts.cpus.load.len() {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
+        share_or_machine(&self.opts.cpus.load)
     }
 
     /// CPUs the subject runs on: its share of the split, or the whole machine without one.
     fn subject_cpus(&self) -> usize {
-        match self.opts.cpus.subject.len() {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        }
+        share_or_machine(&self.opts.cpus.subject)
     }
 
     /// Measures `scenarios` for `repeats`, one round per repeat: round r measures every row once
@@ -771,6 +773,7 @@ impl Ctx<'_> {
             self.progress.phase(None);
             // Only an open warm-up is paced by the subject's CPU: a closed one needs no /proc walk.
             let subject = server.subject.pid().filter(|_| plan.rate.is_some());
+            let subject_cpus = self.subject_cpus();
             let mut rates = Vec::new();
             while !steady(&rates, s.warmup_until_steady) {
                 self.progress.live().store(0, Ordering::Relaxed);
@@ -779,7 +782,7 @@ impl Ctx<'_> {
                     Ok(r) => {
                         let cpu = cpu_before.zip(subject.and_then(|p| trees_cpu_s(&[p]))).map(|(b, a)| a - b);
                         let secs = r.duration.as_secs_f64();
-                        rates.push(warm_pace(r.requests, secs, cpu, plan.rate.is_some(), self.subject_cpus()));
+                        rates.push(warm_pace(r.requests, secs, cpu, plan.rate.is_some(), subject_cpus));
                     }
                     Err(e) => return self.failed(s, format!("warm-up failed: {e}")),
                 }
