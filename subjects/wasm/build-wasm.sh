@@ -20,7 +20,9 @@ if ! rustup target list --installed | grep -qx "$TARGET"; then
     exit 0
   fi
 fi
-BINDGEN=$(command -v wasm-bindgen || echo "$HOME/.cargo/bin/wasm-bindgen")
+# `cargo install` puts binaries in $CARGO_INSTALL_ROOT/bin, else $CARGO_HOME/bin, else ~/.cargo/bin.
+INSTALLED="${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin/wasm-bindgen"
+BINDGEN=$(command -v wasm-bindgen || echo "$INSTALLED")
 if [ "$("$BINDGEN" --version 2>/dev/null)" != "wasm-bindgen $VERSION" ]; then
   echo "installing wasm-bindgen-cli $VERSION from crates.io (a few minutes, once)" >&2
   # Not --locked: its lock file names a webpki-roots release the crates.io index no longer has.
@@ -29,7 +31,7 @@ if [ "$("$BINDGEN" --version 2>/dev/null)" != "wasm-bindgen $VERSION" ]; then
   CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
     CARGO_PROFILE_RELEASE_DEBUG=false \
     "$CARGO" install wasm-bindgen-cli --version "$VERSION" --no-default-features --quiet
-  BINDGEN="$HOME/.cargo/bin/wasm-bindgen"
+  BINDGEN="$INSTALLED"
 fi
 
 for build in plain simd; do
