@@ -96,6 +96,8 @@ fn two_workers_merge_into_one_load_of_every_sample() {
 
 #[test]
 fn worker_settings_are_checked_before_any_load() {
+    // Its processes would be foreign work beside another test's measured run.
+    let _turn = one_at_a_time();
     let out = wirebench(&["load", "http://127.0.0.1:1/", "--worker", "2/2", "--out", "/tmp/x"]);
     assert_eq!(out.status.code(), Some(2), "clap refuses a bad share: {}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expected I/N"));
@@ -179,8 +181,14 @@ fn a_suite_run_by_two_workers_is_their_loads_added_up() {
         let stderr = String::from_utf8_lossy(&w.stderr);
         assert!(w.status.success() && stderr.contains("the run is over"), "{stderr}");
     }
+    // A repeat that foreign work contended is written flagged and measured again (the runner's
+    // REMEASURES), so either run may have a line more: pair each row's last try. Counting lines
+    // failed one run of this file in four on a 2-core VM (7 lines alone against 6), while its
+    // tests without the lock started processes beside the measured runs; they take it now.
+    let (tries, rows, alone) = (rows.len(), last_tries(&rows), last_tries(&alone));
     assert!(rows.len() >= 5, "every rest-h1-* row of the smoke suite: {}", rows.len());
-    assert_eq!(rows.len(), alone.len());
+    let ids = |rows: &[serde_json::Value]| rows.iter().map(|r| r["scenario"].to_string()).collect::<Vec<_>>();
+    assert_eq!(ids(&rows), ids(&alone), "the same rows both ways");
     // Each run draws its own order of rows: a row is paired with the same row of the other.
     for row in &rows {
         let id = &row["scenario"];
@@ -202,8 +210,17 @@ fn a_suite_run_by_two_workers_is_their_loads_added_up() {
         assert!((m["instrument_cpu_s"].as_f64().unwrap() - cpu).abs() < 1e-9, "{id}: the workers' CPU");
         assert!(one["metrics"].get("workers").is_none(), "{id}: one process has no workers");
     }
-    // The report's table: a line per worker of each row.
-    assert_eq!(csv.lines().count(), 1 + 2 * rows.len(), "{csv}");
+    // The report's table: a line per worker of each row's every try.
+    assert_eq!(csv.lines().count(), 1 + 2 * tries, "{csv}");
+}
+
+/// Each (scenario, repeat)'s last line, sorted by scenario: the try that may enter a verdict.
+fn last_tries(rows: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let mut last = std::collections::BTreeMap::new();
+    for row in rows {
+        last.insert((row["scenario"].to_string(), row["repeat"].as_u64()), row.clone());
+    }
+    last.into_values().collect()
 }
 
 #[test]
@@ -223,6 +240,7 @@ fn thread_groups_split_their_users_over_workers() {
 
 #[test]
 fn a_worker_that_cannot_take_part_says_why_in_one_line() {
+    let _turn = one_at_a_time();
     let out = wirebench(&["worker", "--coordinator", "ftp://127.0.0.1:1", "--worker", "0/1"]);
     one_line_error(&out, "expected http://HOST:PORT");
     let unreachable = format!("http://127.0.0.1:{}", free_port());
