@@ -185,11 +185,15 @@ fn a_suite_run_by_two_workers_is_their_loads_added_up() {
     // REMEASURES), so either run may have a line more: pair each row's last try. Counting lines
     // failed one run of this file in four on a 2-core VM (7 lines alone against 6), while its
     // tests without the lock started processes beside the measured runs; they take it now.
-    let (tries, rows, alone) = (rows.len(), last_tries(&rows), last_tries(&alone));
+    let (tries, rows, alone) = (rows.len(), common::last_tries(&rows), common::last_tries(&alone));
     assert!(rows.len() >= 5, "every rest-h1-* row of the smoke suite: {}", rows.len());
-    let ids = |rows: &[serde_json::Value]| rows.iter().map(|r| r["scenario"].to_string()).collect::<Vec<_>>();
-    assert_eq!(ids(&rows), ids(&alone), "the same rows both ways");
-    // Each run draws its own order of rows: a row is paired with the same row of the other.
+    let ids = |rows: &[serde_json::Value]| {
+        let mut ids: Vec<String> = rows.iter().map(|r| format!("{}#{}", r["scenario"], r["repeat"])).collect();
+        ids.sort();
+        ids
+    };
+    assert_eq!(ids(&rows), ids(&alone), "the same rows both ways, each run in an order of its own");
+    // A row is paired with the same row of the other.
     for row in &rows {
         let id = &row["scenario"];
         assert_eq!(row["status"], "ok", "{id}: {}", row["error"]);
@@ -212,15 +216,6 @@ fn a_suite_run_by_two_workers_is_their_loads_added_up() {
     }
     // The report's table: a line per worker of each row's every try.
     assert_eq!(csv.lines().count(), 1 + 2 * tries, "{csv}");
-}
-
-/// Each (scenario, repeat)'s last line, sorted by scenario: the try that may enter a verdict.
-fn last_tries(rows: &[serde_json::Value]) -> Vec<serde_json::Value> {
-    let mut last = std::collections::BTreeMap::new();
-    for row in rows {
-        last.insert((row["scenario"].to_string(), row["repeat"].as_u64()), row.clone());
-    }
-    last.into_values().collect()
 }
 
 #[test]

@@ -102,23 +102,27 @@ pub fn run_smoke_only(suite: &str, only: &str) -> (tempfile::TempDir, PathBuf, V
         .lines()
         .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
         .collect();
-    // A contended load repeat was measured again (tests running beside this one are foreign work
-    // to its run): the later line stands for it. A harness's contended line, never measured
-    // again, stays, flagged.
-    let again = |i: usize, m: &serde_json::Value| {
-        all[i + 1..].iter().any(|n| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"])
-    };
-    let rows: Vec<serde_json::Value> = all
-        .iter()
-        .enumerate()
-        .filter(|&(i, m)| !(m["metrics"]["contended"] == true && again(i, m)))
-        .map(|(_, m)| m.clone())
-        .collect();
+    let rows = last_tries(&all);
     let failed: Vec<String> =
         rows.iter().filter(|r| r["status"] != "ok").map(|r| format!("{}: {}", r["scenario"], r["error"])).collect();
     assert!(failed.is_empty(), "every row measured: {failed:#?}");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     (out_base, html, rows)
+}
+
+/// The lines of `measurements.jsonl` that stand for their repeats, in the run's order. A
+/// contended load repeat was measured again (tests running beside this one are foreign work to
+/// its run): the later line stands for it. A harness's contended line, never measured again,
+/// stays, flagged.
+pub fn last_tries(all: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let again = |i: usize, m: &serde_json::Value| {
+        all[i + 1..].iter().any(|n| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"])
+    };
+    all.iter()
+        .enumerate()
+        .filter(|&(i, m)| !(m["metrics"]["contended"] == true && again(i, m)))
+        .map(|(_, m)| m.clone())
+        .collect()
 }
 
 /// A CA (`ca.pem`), a certificate and key it signs for each of `names` (`<name>.pem`,
