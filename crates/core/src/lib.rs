@@ -12,6 +12,7 @@ pub mod results;
 pub mod runner;
 pub mod schema;
 pub mod share;
+pub mod speed;
 pub mod stats;
 pub mod suite;
 pub mod supervisor;

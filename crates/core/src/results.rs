@@ -368,6 +368,7 @@ mod tests {
             sequential: None,
             links: Vec::new(),
             rounds: None,
+            cpu_speed: Vec::new(),
         };
         ResultsWriter::create(dir.path(), &run).unwrap();
         let lines = [

@@ -259,6 +259,7 @@ pub fn run(
         sequential: None,
         links: Vec::new(),
         rounds: None,
+        cpu_speed: probe_speed(opts, "start"),
     };
     let mut writer = ResultsWriter::create(&opts.out_dir, &info)?;
     let mut ctx = Ctx {
@@ -288,9 +289,25 @@ pub fn run(
     progress.finish();
     info.links = std::mem::take(&mut ctx.links);
     info.rounds = (!scenarios.is_empty() || !harnesses.is_empty()).then(|| ctx.order.facts());
+    info.cpu_speed.extend(probe_speed(opts, "end"));
     info.finished_at = Some((opts.clock)());
     writer.write_run(&info)?;
     Ok(opts.out_dir.clone())
+}
+
+/// The run's CPUs' speed (`speed::probe`) where contention is sensed: the subject's and the
+/// load's CPUs, or every online CPU when the run pins nothing. No subject runs at either end.
+fn probe_speed(opts: &RunOptions, at: &str) -> Vec<crate::schema::CpuProbe> {
+    if !matches!(opts.sensor, Sensor::Proc) {
+        return Vec::new();
+    }
+    let mut cpus: Vec<usize> = opts.cpus.subject.iter().chain(&opts.cpus.load).copied().collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    if cpus.is_empty() {
+        cpus = machine::online_cpus();
+    }
+    crate::speed::probe(at, &cpus)
 }
 
 /// The suite as it ran: its description, the planned scenarios, subjects and claims.

@@ -411,6 +411,22 @@ pub struct RunInfo {
     /// in runs from before rows were interleaved.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<Rounds>,
+    /// The same fixed work timed on each of the run's CPUs when it started and when it ended
+    /// (docs/METHODOLOGY.md, "The CPUs' speed"); absent in runs from before the probe and in
+    /// runs that sense no contention.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_speed: Vec<CpuProbe>,
+}
+
+/// One CPU's probe: how long each slice of the fixed work took on it (`speed::probe`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CpuProbe {
+    /// `start` (before the first subject started) or `end` (after the last stopped).
+    pub at: String,
+    pub cpu: usize,
+    /// Each slice's wall-clock time, µs.
+    pub slices_us: Vec<u64>,
 }
 
 /// Interleaved rounds: round r measures every load row once (its warm-up, then repeat r), in an

@@ -133,6 +133,7 @@ pub fn write_run(dir: &Path, specs: &[Spec], formats: &[FormatSpec], claims: &st
         sequential: None,
         links: Vec::new(),
         rounds: None,
+        cpu_speed: Vec::new(),
     };
     let mut w = ResultsWriter::create(dir, &info).unwrap();
     for spec in specs {

@@ -7,6 +7,7 @@ use std::path::Path;
 use wirebench_core::claims::{judge_at, Judged};
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
 use wirebench_core::schema::{RunInfo, Status};
+use wirebench_core::speed;
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
 
@@ -231,6 +232,18 @@ impl Report {
                 ),
             });
         }
+        if let Some((ratio, cpu)) = speed::spread(&self.run.cpu_speed).filter(|&(r, _)| r > speed::UNSTEADY) {
+            out.push(RunWarning {
+                title: "The machine's CPUs ran at unsteady speeds.",
+                detail: format!(
+                    "The same fixed work, timed on each of the run's CPUs when it started and when it ended, took \
+                     {ratio:.2}× as long on CPU {cpu} as on the fastest (over {:.2}× counts): with no process or steal \
+                     the kernel could see, another guest of this host or its clock slowed a core. Rows may not agree \
+                     with a second run; the noisy flags show which varied within this one.",
+                    speed::UNSTEADY
+                ),
+            });
+        }
         let mut unknown: Vec<&str> = self
             .rows
             .iter()
@@ -445,6 +458,25 @@ mod tests {
             method.contains("seed 42; `wirebench run --seed 42`") && method.contains("1 repeats were contended"),
             "{method}"
         );
+    }
+
+    /// A core that ran the probe's work slower than the others gives a warning before any number;
+    /// probes within the band, or none (a run from before the probe), give none.
+    #[test]
+    fn a_core_slowed_by_the_host_is_named_before_any_number() {
+        use wirebench_core::schema::CpuProbe;
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut results = read_results(dir.path()).unwrap();
+        let unsteady = |r: &Report| r.warnings().into_iter().find(|w| w.title.contains("unsteady"));
+        assert!(unsteady(&Report::of(results.clone(), None)).is_none(), "no probe, no warning");
+        let probe = |at: &str, cpu, us| CpuProbe { at: at.into(), cpu, slices_us: vec![us; 8] };
+        results.run.cpu_speed =
+            vec![probe("start", 0, 8000), probe("start", 1, 8100), probe("end", 0, 8000), probe("end", 1, 9000)];
+        assert!(unsteady(&Report::of(results.clone(), None)).is_none(), "1.125x is within the band");
+        results.run.cpu_speed[3].slices_us = vec![12_000; 8];
+        let w = unsteady(&Report::of(results, None)).expect("a warning at 1.5x");
+        assert!(w.detail.contains("took 1.50× as long on CPU 1 as on the fastest (over 1.18× counts)"), "{}", w.detail);
     }
 
     /// Repeats stamped with their time and foreign share give the Method a chart of the foreign

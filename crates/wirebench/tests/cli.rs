@@ -131,6 +131,27 @@ fn smoke_suite_runs_for_real_and_matches_the_published_schema() {
         serde_json::from_str(&std::fs::read_to_string(workspace().join("schemas/run.schema.json")).unwrap()).unwrap();
     assert!(jsonschema::validator_for(&run_schema).unwrap().is_valid(&run));
     assert!(run["finished_at"].is_string());
+    // The CPUs' speed, probed on the subject's and the load's CPUs at each end of the run.
+    let cpus: Vec<u64> = ["subject", "load"]
+        .iter()
+        .flat_map(|k| run["cpus"][k].as_array().unwrap().clone())
+        .map(|c| c.as_u64().unwrap())
+        .collect();
+    let probes = run["cpu_speed"].as_array().expect("run.json has the CPUs' speed");
+    for at in ["start", "end"] {
+        let mut probed: Vec<u64> =
+            probes.iter().filter(|p| p["at"] == at).map(|p| p["cpu"].as_u64().unwrap()).collect();
+        probed.sort_unstable();
+        let mut want = cpus.clone();
+        want.sort_unstable();
+        want.dedup();
+        if want.is_empty() {
+            // Not pinned (one core): every online CPU.
+            want = (0..run["machine"]["cores"].as_u64().unwrap()).collect();
+        }
+        assert_eq!(probed, want, "{at}: {probes:?}");
+    }
+    assert!(probes.iter().all(|p| p["slices_us"].as_array().unwrap().len() == 8), "{probes:?}");
     // The one link the smoke rows crossed, measured when it was made.
     let links = run["links"].as_array().expect("run.json lists the links");
     assert_eq!(links.len(), 1, "{links:?}");
