@@ -17,11 +17,11 @@ pub const SLICES: usize = 8;
 
 /// Slices run first and not timed. Right after the last subject stopped, the first slices of a
 /// probe took up to 3.3× the later ones on both CPUs at once (27, 15, 12, 11, 9.6, 8.7, 8.3 ms
-/// on this VM): the CPUs coming back from idle, and the subjects' exit. Two slices cover it.
+/// on the Intel VM): the CPUs coming back from idle, and the subjects' exit. Two slices cover it.
 const WARM_UP: usize = 2;
 
-/// Iterations of one slice: about 8 ms on the 2-core VMs this was written on, so a probe is
-/// 80–90 ms per CPU, run on every CPU at once, twice a run.
+/// Iterations of one slice: 8.3–9.5 ms on the steady probes of the 2-core Intel VM, so a probe
+/// is about 90 ms per CPU with its warm-up, run on every CPU at once, twice a run.
 const WORK: u64 = 4_000_000;
 
 /// The slowest CPU's median slice over the fastest's above which the report says the machine ran
