@@ -81,6 +81,10 @@ pub struct Side {
     pub repeats: u32,
     /// Repeats measured while other processes took the run's CPUs (measured again, left out).
     pub contended_repeats: usize,
+    /// The slowest probe of the CPUs' speed over the fastest (`run.json`'s `cpu_speed`): above
+    /// `speed::UNSTEADY` a core ran slower with nothing the kernel counted; absent without probes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpu_speed_spread: Option<f64>,
 }
 
 /// A value with its 95 % interval, where it has one.
@@ -250,6 +254,7 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
         profile: r.run.profile.clone(),
         repeats: r.run.repeats,
         contended_repeats: s.iter().map(|x| x.contended).sum(),
+        cpu_speed_spread: wirebench_core::speed::spread(&r.run.cpu_speed).map(|(ratio, _)| ratio),
     };
     let (side_a, side_b) = (side(a, &ra, &sa), side(b, &rb, &sb));
     let differs_in = differences(&ra.run, &rb.run);
@@ -345,6 +350,15 @@ pub fn text(c: &Comparison) -> String {
         c.a.contended_repeats,
         c.b.contended_repeats
     );
+    if c.a.cpu_speed_spread.is_some() || c.b.cpu_speed_spread.is_some() {
+        let spread = |s: Option<f64>| s.map_or("not probed".to_string(), |x| format!("{x:.2}×"));
+        out += &format!(
+            "CPUs' speed, the slowest probe over the fastest: A {}, B {} (over {:.2}×, a core ran slower unseen).\n",
+            spread(c.a.cpu_speed_spread),
+            spread(c.b.cpu_speed_spread),
+            wirebench_core::speed::UNSTEADY
+        );
+    }
     if !c.claims.is_empty() {
         out += &format!(
             "Claims: {} of {} verdicts changed, {} between confirmed or differs in size and refuted; {} claims' intervals are disjoint.\n",
@@ -594,6 +608,26 @@ threshold = 100.0
     /// B at 0.8 of A's req/s on every row: the tight rows are slower past 5 % and fail the
     /// gate; h1-1kb's wide interval reaches past 0.95, so it does not; a 20 % tolerance passes
     /// them all; A against itself passes.
+    /// Each run's CPUs' speed is told beside its contended repeats, and only where a run was
+    /// probed: a second run that disagrees may have met a slower machine.
+    #[test]
+    fn each_runs_cpu_speed_is_told_where_it_was_probed() {
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fixture::write(a.path(), &fixture::standard_specs(1.0), "");
+        fixture::write(b.path(), &fixture::standard_specs(1.0), "");
+        assert!(!compare(a.path(), b.path()).unwrap().contains("CPUs' speed"), "no probes, no line");
+        let run = b.path().join(wirebench_core::results::RUN_FILE);
+        let mut info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+        let probe = |cpu: usize, us: u64| serde_json::json!({"at": "end", "cpu": cpu, "slices_us": vec![us; 8]});
+        info["cpu_speed"] = serde_json::json!([probe(0, 8000), probe(1, 14_960)]);
+        std::fs::write(&run, info.to_string()).unwrap();
+        let text = compare(a.path(), b.path()).unwrap();
+        assert!(
+            text.contains("CPUs' speed, the slowest probe over the fastest: A not probed, B 1.87× (over 1.18×"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn the_slower_gate_fails_a_row_only_when_its_whole_interval_is_past_the_tolerance() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
