@@ -605,9 +605,6 @@ threshold = 100.0
         assert_eq!(schema["title"], "Comparison");
     }
 
-    /// B at 0.8 of A's req/s on every row: the tight rows are slower past 5 % and fail the
-    /// gate; h1-1kb's wide interval reaches past 0.95, so it does not; a 20 % tolerance passes
-    /// them all; A against itself passes.
     /// Each run's CPUs' speed is told beside its contended repeats, and only where a run was
     /// probed: a second run that disagrees may have met a slower machine.
     #[test]
@@ -628,6 +625,9 @@ threshold = 100.0
         );
     }
 
+    /// B at 0.8 of A's req/s on every row: the tight rows are slower past 5 % and fail the
+    /// gate; h1-1kb's wide interval reaches past 0.95, so it does not; a 20 % tolerance passes
+    /// them all; A against itself passes.
     #[test]
     fn the_slower_gate_fails_a_row_only_when_its_whole_interval_is_past_the_tolerance() {
         let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
