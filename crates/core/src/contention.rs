@@ -109,9 +109,7 @@ pub fn foreign(
     let sets: Vec<(Vec<usize>, f64)> = if disjoint {
         vec![(cpus.subject.clone(), tree_s - own_s), (cpus.load.clone(), own_s)]
     } else {
-        let mut union: Vec<usize> = cpus.subject.iter().chain(&cpus.load).copied().collect();
-        union.sort_unstable();
-        union.dedup();
+        let union = cpus.union();
         vec![(if union.is_empty() { all } else { union }, tree_s)]
     };
     let (mut cpu_s, mut steal_s, mut share) = (0.0, 0.0, 0.0f64);

@@ -301,12 +301,8 @@ fn probe_speed(opts: &RunOptions, at: &str) -> Vec<crate::schema::CpuProbe> {
     if !matches!(opts.sensor, Sensor::Proc) {
         return Vec::new();
     }
-    let mut cpus: Vec<usize> = opts.cpus.subject.iter().chain(&opts.cpus.load).copied().collect();
-    cpus.sort_unstable();
-    cpus.dedup();
-    if cpus.is_empty() {
-        cpus = machine::online_cpus();
-    }
+    let pinned = opts.cpus.union();
+    let cpus = if pinned.is_empty() { machine::online_cpus() } else { pinned };
     crate::speed::probe(at, &cpus)
 }
 

@@ -547,6 +547,16 @@ pub struct CpuSets {
     pub load: Vec<usize>,
 }
 
+impl CpuSets {
+    /// Every CPU of either set, once each, in order (empty when nothing is pinned).
+    pub fn union(&self) -> Vec<usize> {
+        let mut all: Vec<usize> = self.subject.iter().chain(&self.load).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        all
+    }
+}
+
 /// The JSON Schema documents published under `schemas/`, by file name.
 pub fn json_schemas() -> Vec<(&'static str, String)> {
     let pretty = |s: schemars::Schema| serde_json::to_string_pretty(&s).expect("schema serializes") + "\n";
