@@ -17,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-steps test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -38,8 +38,8 @@ setup-web:
 	@for dir in web $(FORMATS_TS) $(REALTIME); do scripts/npm-ci-if-stale $$dir; done
 
 build: setup ## Build the instrument and what every suite needs (each language's tool skips what is current)
-	@# The whole workspace in one cargo invocation first, so its binaries' fat-LTO links overlap;
-	@# the suites' `cargo build -p` steps then find every crate built (decision 0025).
+	@# The whole workspace in one cargo invocation first, so one binary's link overlaps the other
+	@# crates' compiles; the suites' `cargo build -p` steps then find every crate built (decision 0025).
 	$(CARGO) build --release --locked --workspace
 	$(WIREBENCH) build
 
@@ -84,10 +84,16 @@ run: ## A first report: the protocols suite's brief profile (3 repeats, a fifth 
 smoke: build ## Run the seconds-long smoke suite
 	$(WIREBENCH) run smoke --no-build
 
-test: setup build test-rust test-formats test-parse test-realtime test-restcache test-web test-deploy ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test, the Kubernetes manifests (offline)
+# `make test`'s parts in order; .ci/run times each on its own so a CI log shows where the minutes go.
+TEST_STEPS := setup build test-rust test-formats test-parse test-realtime test-restcache test-web test-deploy
+
+test: $(TEST_STEPS) ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test, the Kubernetes manifests (offline)
 
 # --release: the tests link the dependencies `make build` compiled, and run its binaries; a debug
 # tree would compile all of them a second time (decision 0026).
+test-steps:
+	@echo $(TEST_STEPS)
+
 test-rust:
 	$(CARGO) test --workspace --locked --release
 
