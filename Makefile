@@ -89,11 +89,11 @@ TEST_STEPS := setup build test-rust test-formats test-parse test-realtime test-r
 
 test: $(TEST_STEPS) ## Every test: Rust (the parse, realtime and wasm labs' smoke runs in Chromium, the REST service contract on every implementation and store included), the formats harnesses, the Java, Go and Node servers, browser report test, the Kubernetes manifests (offline)
 
-# --release: the tests link the dependencies `make build` compiled, and run its binaries; a debug
-# tree would compile all of them a second time (decision 0026).
 test-steps:
 	@echo $(TEST_STEPS)
 
+# --release: the tests link the dependencies `make build` compiled, and run its binaries; a debug
+# tree would compile all of them a second time (decision 0026).
 test-rust:
 	$(CARGO) test --workspace --locked --release
 
