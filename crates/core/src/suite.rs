@@ -908,6 +908,7 @@ extends = "copy"
             repeats: 1,
             scale: 0.0001,
             max_connections: Some(2),
+            max_warmup_windows: None,
             harness_rounds: 1,
             until_decided: None,
             skip: vec![],

@@ -16,6 +16,11 @@ pub struct Profile {
     /// Caps `connections` (smoke runs stay light).
     #[serde(default)]
     pub max_connections: Option<u32>,
+    /// Caps `warmup_until_steady` (at least 2, the windows it compares): a smoke run checks that
+    /// each row runs and does not wait for a JVM to settle. The REST service's smoke rows took up
+    /// to 8 windows of about a second each, 81 of its 112 s (2-core Intel VM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_warmup_windows: Option<u32>,
     /// Harness repeats are split into this many rounds, each running every harness once with
     /// its share of the repeats, so that harnesses that measure one thing under different
     /// conditions (the realtime lab's TLS, HTTP/2, slow-client and disk runs) share the
@@ -55,7 +60,15 @@ impl Profile {
             "full" => (10, 1.0),
             _ => return None,
         };
-        Some(Profile { repeats, scale, max_connections: None, harness_rounds: 1, until_decided: None, skip: vec![] })
+        Some(Profile {
+            repeats,
+            scale,
+            max_connections: None,
+            max_warmup_windows: None,
+            harness_rounds: 1,
+            until_decided: None,
+            skip: vec![],
+        })
     }
 
     /// What is wrong with the profile on its own (that each `skip` glob matches some row is the
@@ -64,6 +77,9 @@ impl Profile {
         if self.repeats == 0 || self.scale <= 0.0 {
             // The key is the profile itself: the message names both.
             return Err(Invalid::new("", "repeats and scale must be positive"));
+        }
+        if self.max_warmup_windows.is_some_and(|w| w < 2) {
+            return Err(Invalid::new("max_warmup_windows", "must be at least 2: windows to compare"));
         }
         if let Some(u) = self.until_decided {
             u.check(self.repeats).map_err(|e| Invalid::new("until_decided", e))?;
@@ -146,6 +162,7 @@ mod tests {
             repeats,
             scale: 1.0,
             max_connections: None,
+            max_warmup_windows: None,
             harness_rounds,
             until_decided: None,
             skip: vec![],
@@ -165,6 +182,8 @@ mod tests {
         let sequential =
             Profile { until_decided: Some(UntilDecided { max_repeats: 3, budget_s: 60.0 }), ..quick.clone() };
         assert_eq!(sequential.check().unwrap_err().key, "until_decided");
+        let one_window = Profile { max_warmup_windows: Some(1), ..quick.clone() };
+        assert_eq!(one_window.check().unwrap_err().key, "max_warmup_windows");
         let glob = Profile { skip: vec!["a*".into(), "[".into()], ..quick };
         assert_eq!(glob.check().unwrap_err().key, "skip[1]");
         assert_eq!(Profile::builtin("huge"), None);

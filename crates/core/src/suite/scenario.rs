@@ -257,12 +257,15 @@ impl Scenario {
         Some(Plan { connections: self.connections, streams: self.streams, stop, rate: self.rate })
     }
 
-    /// The scenario with the profile's scale and connection cap applied. At least one request
-    /// per stream survives scaling so every stream is exercised.
+    /// The scenario with the profile's scale and its caps on connections and warm-up windows
+    /// applied. At least one request per stream survives scaling so every stream is exercised.
     pub fn scaled(&self, profile: &Profile) -> Scenario {
         let mut s = self.clone();
         if let Some(cap) = profile.max_connections {
             s.connections = s.connections.min(cap);
+        }
+        if let Some(cap) = profile.max_warmup_windows {
+            s.warmup_until_steady = s.warmup_until_steady.map(|w| w.min(cap));
         }
         let floor = u64::from(s.connections) * u64::from(s.streams);
         let scale = |n: u64| ((n as f64 * profile.scale).round() as u64).max(floor);
@@ -290,6 +293,16 @@ mod tests {
     fn scenario() -> Scenario {
         let row = "id = \"a\"\nsubject = \"s\"\ndriver = \"http1\"\npath = \"/x\"\nconnections = 2\nrequests = 10\n";
         toml::from_str(row).unwrap()
+    }
+
+    #[test]
+    fn a_profile_caps_the_warm_up_windows_it_does_not_add_them() {
+        let steady = Scenario { warmup_s: Some(1.5), warmup_until_steady: Some(8), ..scenario() };
+        let profile = |cap| Profile { max_warmup_windows: cap, ..Profile::builtin("quick").unwrap() };
+        assert_eq!(steady.scaled(&profile(Some(2))).warmup_until_steady, Some(2));
+        assert_eq!(steady.scaled(&profile(Some(10))).warmup_until_steady, Some(8), "a cap, not a count");
+        assert_eq!(steady.scaled(&profile(None)).warmup_until_steady, Some(8));
+        assert_eq!(scenario().scaled(&profile(Some(2))).warmup_until_steady, None, "one window stays one");
     }
 
     /// Each rule names the setting as the user wrote it: the suite's key or the command's flag.
