@@ -17,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-steps test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: fetch conformance-venv image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-steps test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -110,10 +110,24 @@ test-restcache: ## The REST service study's Go and Java servers' own tests (the 
 	cd $(RESTCACHE_GO) && go test ./...
 	cd $(RESTCACHE_JAVA) && $(MVN) test
 
-conformance: build ## Stock clients of each protocol against its subjects (httpx/h2, aioquic, websockets, graphql-core, zeep, paho-mqtt, grpcio, an SSE parser from the WHATWG algorithm), each test naming the spec statement it checks
+conformance: build conformance-venv ## Stock clients of each protocol against its subjects (httpx/h2, aioquic, websockets, graphql-core, zeep, paho-mqtt, grpcio, an SSE parser from the WHATWG algorithm), each test naming the spec statement it checks
+	cd conformance && .venv/bin/python -m unittest discover -v 2>&1
+
+conformance-venv:
 	@[ -x conformance/.venv/bin/python ] || python3 -m venv conformance/.venv
 	@conformance/.venv/bin/pip install -q --disable-pip-version-check -r conformance/requirements.txt
-	cd conformance && .venv/bin/python -m unittest discover -v 2>&1
+
+# The Java builds' libraries and plugins from Maven Central and conformance's PyPI packages,
+# nothing compiled. On a fresh machine the Java builds took 111 s of `make build` and 38 s after
+# this fetch (2-core Intel VM; go-offline leaves a few plugins' own dependencies and formats'
+# protoc to the build), and the packages 27 s of `make conformance`: all waiting on the network,
+# so .ci/run fetches them while `make lint` compiles. The formats lab's own jar, which the parse
+# server depends on, is installed by the build.
+GO_OFFLINE := org.apache.maven.plugins:maven-dependency-plugin:3.9.0:go-offline
+fetch: conformance-venv ## Download what the Java builds and `make conformance` would fetch (Maven's libraries and plugins, PyPI's packages), compiling nothing
+	cd $(FORMATS_JAVA) && $(MVN) $(GO_OFFLINE)
+	cd subjects/parse/java && $(MVN) $(GO_OFFLINE) -DexcludeGroupIds=wirebench
+	cd $(RESTCACHE_JAVA) && $(MVN) $(GO_OFFLINE)
 
 # Debian's buildah (no daemon, vfs storage as root) and musl-gcc for ring's and mimalloc's C.
 setup-image:
