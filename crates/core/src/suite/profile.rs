@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::error::Invalid;
+use super::scenario::{FEW_WARMUP_WINDOWS, MIN_WARMUP_WINDOWS};
 
 /// How much work one run does: repeats and a scale on request counts and durations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -78,8 +79,8 @@ impl Profile {
             // The key is the profile itself: the message names both.
             return Err(Invalid::new("", "repeats and scale must be positive"));
         }
-        if self.max_warmup_windows.is_some_and(|w| w < 2) {
-            return Err(Invalid::new("max_warmup_windows", "must be at least 2: windows to compare"));
+        if self.max_warmup_windows.is_some_and(|w| w < MIN_WARMUP_WINDOWS) {
+            return Err(Invalid::new("max_warmup_windows", FEW_WARMUP_WINDOWS));
         }
         if let Some(u) = self.until_decided {
             u.check(self.repeats).map_err(|e| Invalid::new("until_decided", e))?;

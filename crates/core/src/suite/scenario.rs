@@ -176,6 +176,12 @@ pub struct Plan {
     pub rate: Option<f64>,
 }
 
+/// The fewest windows a warm-up repeated until steady can have: it compares each with the one
+/// before. Both `warmup_until_steady` and a profile's cap on it (`max_warmup_windows`) hold to it.
+pub const MIN_WARMUP_WINDOWS: u32 = 2;
+/// What either setting below `MIN_WARMUP_WINDOWS` is told.
+pub const FEW_WARMUP_WINDOWS: &str = "must be at least 2: windows to compare";
+
 impl Scenario {
     /// What is wrong with the scenario on its own (its id's uniqueness, subject, driver, ports and
     /// group are the suite's to check): the setting, named as written in `dialect`, and why.
@@ -235,7 +241,7 @@ impl Scenario {
             return bad(Knob::NET, e);
         }
         match self.warmup_until_steady {
-            Some(0 | 1) => return bad(Knob::WARMUP_STEADY, "must be at least 2: windows to compare".into()),
+            Some(w) if w < MIN_WARMUP_WINDOWS => return bad(Knob::WARMUP_STEADY, FEW_WARMUP_WINDOWS.into()),
             Some(_) if self.warmup_s.is_none() && self.warmup_requests.is_none() => {
                 let message = "repeats the warm-up: set `warmup_s` or `warmup_requests` too";
                 return bad(Knob::WARMUP_STEADY, message.into());
