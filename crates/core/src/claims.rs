@@ -4,7 +4,8 @@
 //! estimated with a 95 % interval; the verdict reads the whole interval:
 //! - **not run** when a row it divides did not run (the profile or `--only` left it out);
 //! - **not judged** when a row it divides had a repeat where the instrument was the bottleneck:
-//!   the value is shown, but it measures our client as much as the subject;
+//!   the value is shown, but it measures our client as much as the subject; or when a row was
+//!   left with too few repeats for an interval because foreign work contended them on every try;
 //! - **no difference** when a direction claim's whole interval lies within the equivalence band
 //!   `[threshold ÷ EQUIVALENCE, threshold × EQUIVALENCE]`: closer to the threshold than this
 //!   machine resolves between runs, on either side;
@@ -106,6 +107,15 @@ pub fn equivalence_band(claim: &Claim) -> Option<(f64, f64)> {
     Some((t / EQUIVALENCE, t * EQUIVALENCE))
 }
 
+/// The repeats a row needs for the claim's interval: an exact metric's one repeat is its value.
+fn repeats_needed(claim: &Claim) -> usize {
+    if is_exact(claim) {
+        1
+    } else {
+        2
+    }
+}
+
 /// The claim's metric gives the same value on every run (`metrics::Metric::exact`).
 fn is_exact(claim: &Claim) -> bool {
     metrics::find(&claim.metric).is_some_and(|m| m.exact)
@@ -120,7 +130,8 @@ pub enum Verdict {
     NoDifference,
     /// A row of the claim did not run.
     NotRun,
-    /// A row of the claim had a repeat where the instrument was the bottleneck.
+    /// A row of the claim had a repeat where the instrument was the bottleneck, or lost its
+    /// repeats to foreign work.
     NotJudged,
     Inconclusive,
     DiffersInSize,
@@ -238,6 +249,11 @@ pub enum Reason {
     InstrumentBound {
         scenarios: Vec<String>,
     },
+    /// Rows the claim divides lost repeats to foreign work (every try contended), down to fewer
+    /// than the interval needs.
+    Contended {
+        scenarios: Vec<String>,
+    },
 }
 
 /// One case of a quantified claim, judged.
@@ -324,6 +340,18 @@ fn estimate(claim: &Claim, factors: &[(String, i32)], summaries: &[ScenarioSumma
     if let Some((id, _)) = factors.iter().find(|(id, _)| scenario(id).is_none()) {
         let reason = Some(Reason::NotRun { scenario: id.clone() });
         return Outcome { value: None, interval: None, verdict: Verdict::NotRun, reason };
+    }
+    // A row that lost repeats to foreign work, down to fewer than an interval needs: the machine
+    // was busy, not the claim open. Said as such, so that a gate on `not-judged` fails a run on a
+    // machine busy throughout instead of passing it for want of a verdict.
+    let busy: Vec<String> = factors
+        .iter()
+        .filter_map(|(id, _)| scenario(id).filter(|s| s.lost_repeats > 0 && s.ok_repeats < repeats_needed(claim)))
+        .map(|s| s.scenario.clone())
+        .collect();
+    if !busy.is_empty() {
+        let reason = Some(Reason::Contended { scenarios: busy });
+        return Outcome { value: None, interval: None, verdict: Verdict::NotJudged, reason };
     }
     let mut measured = Vec::new();
     for (id, exponent) in factors {
@@ -456,6 +484,7 @@ mod tests {
             error: None,
             ok_repeats: rps.len(),
             contended: 0,
+            lost_repeats: 0,
             metrics: [("rps", Summary::of(rps).unwrap())].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],
@@ -594,6 +623,33 @@ mod tests {
         assert!((j.outcome.value.unwrap() - 3.0).abs() < 0.02 && j.outcome.interval.is_some(), "the value is shown");
         // Nor does it refute.
         assert_eq!(judge(&claim(Op::Less, 1.0), &rows).outcome.verdict, Verdict::NotJudged);
+    }
+
+    /// A row whose repeats were contended on every try has nothing to judge: "not judged", for the
+    /// busy machine, not "inconclusive" (a gate on `not-judged` then fails such a run). A row that
+    /// lost one repeat of three is judged on the other two.
+    #[test]
+    fn a_row_that_lost_its_repeats_to_foreign_work_is_not_judged() {
+        let busy = ScenarioSummary {
+            metrics: BTreeMap::new(),
+            ok_repeats: 0,
+            contended: 9,
+            lost_repeats: 3,
+            ..summary("a", &[1.0])
+        };
+        let quiet = summary("b", &[100.0, 101.0, 99.0]);
+        let j = judge(&claim(Op::Greater, 1.0), &[busy.clone(), quiet.clone()]);
+        assert_eq!(
+            (j.outcome.verdict, j.outcome.reason),
+            (Verdict::NotJudged, Some(Reason::Contended { scenarios: vec!["a".into()] }))
+        );
+        let one_left = ScenarioSummary { ok_repeats: 1, lost_repeats: 2, ..summary("a", &[300.0]) };
+        assert_eq!(judge(&claim(Op::Greater, 1.0), &[one_left, quiet.clone()]).outcome.verdict, Verdict::NotJudged);
+        let two_left = ScenarioSummary { contended: 3, lost_repeats: 1, ..summary("a", &[300.0, 310.0]) };
+        assert_eq!(judge(&claim(Op::Greater, 1.0), &[two_left, quiet.clone()]).outcome.verdict, Verdict::Confirmed);
+        // Contended tries measured again quietly lose nothing: the claim is judged as ever.
+        let retried = ScenarioSummary { contended: 2, ..summary("a", &[300.0, 310.0, 290.0]) };
+        assert_eq!(judge(&claim(Op::Greater, 1.0), &[retried, quiet]).outcome.verdict, Verdict::Confirmed);
     }
 
     /// A ratio claim `a / b > 1` whose study said `published`, over paired repeats of `ratios`.

@@ -170,6 +170,9 @@ pub struct ScenarioSummary {
     /// Repeats measured while foreign work took the run's CPUs (`Metrics::contended`), each
     /// measured again; none of them is in the summaries.
     pub contended: usize,
+    /// Repeats contended on every try (`1 + runner::REMEASURES`): no line of theirs is in the
+    /// summaries, so the row has that many repeats fewer.
+    pub lost_repeats: usize,
     pub metrics: BTreeMap<&'static str, Summary>,
     /// Each metric's value per repeat number (ok repeats only), for claims that pair repeats.
     pub by_repeat: BTreeMap<&'static str, BTreeMap<u32, f64>>,
@@ -237,6 +240,14 @@ impl ScenarioSummary {
         let contended = rows.iter().filter(|m| m.metrics.contended == Some(true)).count();
         let ok: Vec<&Measurement> =
             rows.iter().copied().filter(|m| m.status == Status::Ok && m.metrics.contended != Some(true)).collect();
+        let lost_repeats = rows
+            .iter()
+            .filter(|m| m.metrics.contended == Some(true))
+            .map(|m| m.repeat)
+            .collect::<std::collections::BTreeSet<u32>>()
+            .into_iter()
+            .filter(|&r| !rows.iter().any(|m| m.repeat == r && m.metrics.contended != Some(true)))
+            .count();
         let mut metrics = BTreeMap::new();
         let mut by_repeat = BTreeMap::new();
         // A spread across repeats is judged from its metric's repeats (`claims`), not summarised.
@@ -321,6 +332,7 @@ impl ScenarioSummary {
             error: rows.iter().find(|m| m.status == Status::Failed).and_then(|m| m.error.clone()),
             ok_repeats: ok.len(),
             contended,
+            lost_repeats,
             metrics,
             by_repeat,
             latency_curve,

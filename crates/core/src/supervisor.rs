@@ -432,19 +432,60 @@ fn helper_command(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -
 }
 
 /// A loopback port free for TCP and for UDP alike, so a subject may serve either on it (HTTP/3
-/// listens on UDP): the kernel picks a free TCP port, kept only if UDP has it free as well.
+/// listens on UDP), drawn from below the kernel's ephemeral range where that leaves room.
+///
+/// A port is free when checked and taken when the subject binds it, moments later. Between the
+/// two, any socket that connects out or binds port 0 anywhere on the machine may be given an
+/// ephemeral port: our own load's connections, another run's, a test's. A port the kernel picked
+/// (bind to 0) is such a port: in one of eight idle runs of tests/cli.rs a subject lost its port
+/// that way ("Address already in use"; 2-core VM, 2026-11-29). The kernel never hands out a port below its
+/// ephemeral range, so there only a process asking for that very number can take it.
 fn free_port() -> Result<u16, SupervisorError> {
+    use rand::{Rng, SeedableRng};
     let mut last = None;
-    for _ in 0..32 {
-        let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(SupervisorError::NoPort)?;
-        let port = l.local_addr().map_err(SupervisorError::NoPort)?.port();
-        match std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, port)) {
+    let below = below_ephemeral();
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed ^ u64::from(std::process::id()));
+    for _ in 0..64 {
+        let (tcp, port) = match &below {
+            Some(range) => {
+                let port = rng.random_range(range.clone());
+                match TcpListener::bind((Ipv4Addr::LOCALHOST, port)) {
+                    Ok(l) => (l, port),
+                    Err(e) => {
+                        last = Some(e);
+                        continue;
+                    }
+                }
+            }
+            None => {
+                let l = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(SupervisorError::NoPort)?;
+                let port = l.local_addr().map_err(SupervisorError::NoPort)?.port();
+                (l, port)
+            }
+        };
+        let udp = std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, port));
+        drop(tcp);
+        match udp {
             Ok(_) => return Ok(port),
             Err(e) => last = Some(e),
         }
     }
     Err(SupervisorError::NoPort(last.expect("at least one try")))
 }
+
+/// The ports from `LOWEST_DRAWN` up to the kernel's ephemeral range
+/// (`net.ipv4.ip_local_port_range`, 32768 on Linux by default); `None` where that is not a few
+/// thousand ports (then the kernel picks).
+fn below_ephemeral() -> Option<std::ops::Range<u16>> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    let low: u16 = text.split_whitespace().next()?.parse().ok()?;
+    (low >= LOWEST_DRAWN + 2000).then_some(LOWEST_DRAWN..low)
+}
+
+/// Ports below are the well-known and the registered ones servers are usually configured on
+/// (8080, 5432, 9090): left to the machine's own services.
+const LOWEST_DRAWN: u16 = 20000;
 
 struct Process {
     /// "subject `x`" or "service `x`", for errors.
@@ -648,6 +689,21 @@ mod tests {
             std::net::UdpSocket::bind((Ipv4Addr::LOCALHOST, port)).unwrap();
             TcpListener::bind((Ipv4Addr::LOCALHOST, port)).unwrap();
         }
+    }
+
+    /// Drawn below the ephemeral range (where the kernel hands out ports to connecting sockets),
+    /// and spread over it, not the same few.
+    #[test]
+    fn free_ports_lie_below_the_ephemeral_range() {
+        let Some(range) = below_ephemeral() else {
+            let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").unwrap_or_default();
+            let low: u16 = text.split_whitespace().next().and_then(|l| l.parse().ok()).unwrap_or(0);
+            assert!(low < LOWEST_DRAWN + 2000, "no room below {text:?}, yet below_ephemeral gave none");
+            return;
+        };
+        let ports: std::collections::BTreeSet<u16> = (0..20).map(|_| free_port().unwrap()).collect();
+        assert!(ports.iter().all(|p| range.contains(p)), "{ports:?} outside {range:?}");
+        assert!(ports.len() >= 15, "20 draws from thousands of ports repeat few: {ports:?}");
     }
 
     #[test]

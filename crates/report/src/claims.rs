@@ -334,6 +334,10 @@ fn reason_words(c: &Claim, r: &Reason) -> String {
             "the instrument was the bottleneck on {}: the value measures our client as much as the subject",
             scenarios.join(", ")
         ),
+        Reason::Contended { scenarios } => format!(
+            "other processes were busy on every try of repeats of {}: too few quiet repeats were left to judge",
+            scenarios.join(", ")
+        ),
         Reason::Equivalent { low, high } => format!(
             "the whole interval lies within {}, closer to the threshold than two runs of this machine agree",
             band_words(c, *low, *high)

@@ -222,12 +222,21 @@ impl Report {
         if !contended.is_empty() {
             let repeats: usize = contended.iter().map(|r| r.contended).sum();
             let share = wirebench_core::contention::CONTENDED_SHARE * 100.0;
+            let lost: Vec<&ScenarioSummary> = contended.iter().copied().filter(|r| r.lost_repeats > 0).collect();
+            let missing = match lost.iter().map(|r| r.lost_repeats).sum::<usize>() {
+                0 => String::new(),
+                n => format!(
+                    " {n} repeats of {} rows were contended on every try and are missing: a claim on a row left \
+                     with too few repeats for an interval is not judged.",
+                    lost.len()
+                ),
+            };
             out.push(RunWarning {
                 title: "Other processes were busy during the run.",
                 detail: format!(
                     "{repeats} repeats of {} rows were measured while work outside the run took over {share:.0} % \
                      of the subject's or the load's CPUs (or the hypervisor took it). Each was measured again; \
-                     none is in a number or a verdict. The rows are flagged `contended`.",
+                     none is in a number or a verdict. The rows are flagged `contended`.{missing}",
                     contended.len()
                 ),
             });
@@ -442,7 +451,7 @@ mod tests {
         for m in results.measurements.iter_mut().skip(1) {
             (m.metrics.contended, m.metrics.foreign_share) = (Some(false), Some(0.01));
         }
-        let r = Report::of(results, None);
+        let r = Report::of(results.clone(), None);
         let row = r.rows.iter().find(|r| r.scenario == first).unwrap();
         assert_eq!(
             (row.contended, row.get("rps").unwrap().median),
@@ -452,11 +461,30 @@ mod tests {
         let warnings = r.warnings();
         let busy = warnings.iter().find(|w| w.title == "Other processes were busy during the run.").unwrap();
         assert!(busy.detail.starts_with("1 repeats of 1 rows were measured while work outside the run took over 15 %"));
+        assert!(!busy.detail.contains("every try"), "measured again quietly, nothing is missing: {}", busy.detail);
         assert!(load::Row::of(row).flags.contains(&load::CONTENDED));
         let method = format!("{:?}", r.method());
         assert!(
             method.contains("seed 42; `wirebench run --seed 42`") && method.contains("1 repeats were contended"),
             "{method}"
+        );
+        // Every try of that repeat contended: the row is a repeat short, and the warning says so.
+        let repeat = results.measurements[0].repeat;
+        for m in results.measurements.iter_mut().filter(|m| m.scenario == first && m.repeat == repeat) {
+            m.metrics.contended = Some(true);
+        }
+        let r = Report::of(results, None);
+        let row = r.rows.iter().find(|r| r.scenario == first).unwrap();
+        assert_eq!((row.lost_repeats, row.contended), (1, 2), "{row:?}");
+        let warnings = r.warnings();
+        let busy = warnings.iter().find(|w| w.title == "Other processes were busy during the run.").unwrap();
+        assert!(
+            busy.detail.ends_with(
+                "1 repeats of 1 rows were contended on every try and are missing: a claim on a row left with too \
+                 few repeats for an interval is not judged."
+            ),
+            "{}",
+            busy.detail
         );
     }
 

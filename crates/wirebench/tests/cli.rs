@@ -17,21 +17,32 @@ fn subject_binary() -> PathBuf {
     p
 }
 
-/// The measurement lines a report uses: every line but a contended repeat's, which the runner
-/// measured again (other tests running beside this one are foreign work to its run), after
-/// checking that each contended repeat was.
-fn lines(path: &Path) -> Vec<serde_json::Value> {
-    let all: Vec<serde_json::Value> =
-        std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+/// Every line of `measurements.jsonl`, parsed.
+fn all_lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Checks that each contended repeat was measured again, up to three tries in all (other tests
+/// running beside this one, or any process on this machine, are foreign work to its run); with
+/// `killed`, the run's last line may be a contended try whose next the SIGKILL cut off.
+fn check_tries(all: &[serde_json::Value], killed: bool) {
     let same =
         |m: &serde_json::Value, n: &serde_json::Value| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"];
     for (i, m) in all.iter().enumerate().filter(|(_, m)| m["metrics"]["contended"] == true) {
         // The runner tries a repeat at most 1 + REMEASURES (3) times and keeps the last flagged.
         let again = all[i + 1..].iter().any(|n| same(m, n));
         let tries = all.iter().filter(|n| same(m, n)).count();
-        assert!(again || tries == 3, "a contended repeat is measured again, up to three times: {m}");
+        let cut_off = killed && i + 1 == all.len();
+        assert!(again || tries == 3 || cut_off, "a contended repeat is measured again, up to three times: {m}");
     }
-    all.into_iter().filter(|m| m["metrics"]["contended"] != true).collect()
+}
+
+/// The line that stands for each repeat (its last try), after checking the tries. On a busy
+/// machine that line may itself be contended: the tests below assert what holds either way.
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    let all = all_lines(path);
+    check_tries(&all, false);
+    common::last_tries(&all)
 }
 
 /// A project root with `suites/<name>.toml` holding `text`.
@@ -256,9 +267,10 @@ fn sigkill_of_the_runner_keeps_finished_lines_and_leaves_no_subject() {
         assert!(Instant::now() < deadline, "the subject outlived the SIGKILLed runner");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let rows = lines(&jsonl().unwrap());
-    assert!(rows.len() >= finished, "every finished line survives and parses");
-    assert!(rows.iter().all(|r| r["status"] == "ok"));
+    let all = all_lines(&jsonl().unwrap());
+    assert!(all.len() >= finished, "every finished line survives and parses");
+    check_tries(&all, true);
+    assert!(all.iter().all(|r| r["status"] == "ok"));
     // The killed run still renders, and says it is incomplete.
     let results = jsonl().unwrap().parent().unwrap().to_path_buf();
     let report = Command::new(WIREBENCH).arg("report").arg(&results).output().unwrap();
@@ -592,8 +604,8 @@ fn slo_claims_gate_a_run_with_fail_on() {
 [profiles.quick]
 repeats = 3
 
-# 1 MB answers: the server copies each (3.0 CPU-s of a 3 s repeat against the client's 1.5 in
-# the committed protocols run), so the row measures the subject, not our client.
+# 1 MB answers: the server copies each, so the row mostly measures the subject (0.29-0.31 CPU-s
+# of a 0.3-s repeat against the client's 0.16-0.26 in ten idle runs, 2-core VM).
 [[scenarios]]
 id = "get"
 subject = "real"
@@ -636,12 +648,29 @@ threshold = 1000000000.0
     let gated = run(&["--fail-on", "refuted,not-judged", "--junit", junit.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&gated.stderr);
     assert_eq!(gated.status.code(), Some(5), "{stderr}");
-    assert!(stderr.contains("--fail-on: 1 claim(s): get-a-billion (refuted)"), "{stderr}");
-    let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains("tests=\"2\" failures=\"1\"") && xml.contains("<failure message=\"refuted\"/>"), "{xml}");
     let results = results_dir(&gated.stdout);
+    let xml = std::fs::read_to_string(&junit).unwrap();
     let claims = std::fs::read_to_string(results.join("claims.csv")).unwrap();
-    assert!(claims.lines().any(|l| l.starts_with("get-p99-under-10s,slo,") && l.contains(",confirmed,")), "{claims}");
+    // A machine busy on every try of all but one repeat leaves nothing to judge, and a repeat
+    // where our client used more CPU than the subject (it uses 0.55–0.85 of the subject's here
+    // when idle, and other tests of this file share the CPUs) decides nothing: the gate then
+    // fails the run on both claims, not passes it (exit 0 would hide why nothing was judged).
+    let last = lines(&results.join("measurements.jsonl"));
+    let quiet: Vec<_> = last.iter().filter(|m| m["metrics"]["contended"] != true).collect();
+    let bound = quiet.iter().any(|m| m["metrics"]["instrument_bound"] == true);
+    if quiet.len() >= 2 && !bound {
+        assert!(stderr.contains("--fail-on: 1 claim(s): get-a-billion (refuted)"), "{stderr}");
+        assert!(xml.contains("tests=\"2\" failures=\"1\"") && xml.contains("<failure message=\"refuted\"/>"), "{xml}");
+        let confirmed = |l: &str| l.starts_with("get-p99-under-10s,slo,") && l.contains(",confirmed,");
+        assert!(claims.lines().any(confirmed), "{claims}");
+    } else {
+        let both = "--fail-on: 2 claim(s): get-p99-under-10s (not judged), get-a-billion (not judged)";
+        assert!(stderr.contains(both), "{stderr}");
+        assert!(
+            xml.contains("tests=\"2\" failures=\"2\"") && xml.contains("<failure message=\"not judged\"/>"),
+            "{xml}"
+        );
+    }
     let summary = std::fs::read_to_string(results.join("summary.md")).unwrap();
     assert!(summary.contains("SLO: below 10.0 s"), "the study's column says what the SLO asks");
     let plain = run(&[]);

@@ -399,6 +399,7 @@ mod tests {
             error: None,
             ok_repeats: 1,
             contended: 0,
+            lost_repeats: 0,
             metrics: [(PARSE, one(parse)), (TOTAL, one(total))].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],

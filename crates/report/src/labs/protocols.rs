@@ -238,6 +238,7 @@ mod tests {
             error: None,
             ok_repeats: 3,
             contended: 0,
+            lost_repeats: 0,
             metrics: [("rps", Summary::of_measured(&[rps, rps * 1.01, rps * 0.99]).unwrap())].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],

@@ -841,6 +841,7 @@ mod tests {
             error: None,
             ok_repeats: 1,
             contended: 0,
+            lost_repeats: 0,
             metrics: [(DURATION, Summary::of_measured(&[seconds]).unwrap())].into(),
             by_repeat: BTreeMap::new(),
             latency_curve: vec![],

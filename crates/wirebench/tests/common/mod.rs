@@ -111,9 +111,8 @@ pub fn run_smoke_only(suite: &str, only: &str) -> (tempfile::TempDir, PathBuf, V
 }
 
 /// The lines of `measurements.jsonl` that stand for their repeats, in the run's order. A
-/// contended load repeat was measured again (tests running beside this one are foreign work to
-/// its run): the later line stands for it. A harness's contended line, never measured again,
-/// stays, flagged.
+/// contended repeat was measured again (tests running beside this one are foreign work to its
+/// run): the later line stands for it. A repeat contended on every try keeps its last, flagged.
 pub fn last_tries(all: &[serde_json::Value]) -> Vec<serde_json::Value> {
     let again = |i: usize, m: &serde_json::Value| {
         all[i + 1..].iter().any(|n| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"])
