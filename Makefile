@@ -168,14 +168,17 @@ GHZ_VERSION := v0.120.0
 setup-ghz:
 	@command -v ghz >/dev/null || [ -x "$$(go env GOPATH)/bin/ghz" ] || go install github.com/bojand/ghz/cmd/ghz@$(GHZ_VERSION)
 
+# Clippy -D warnings on every target. --release: a check shares the build scripts' runs
+# (SQLite's, zstd's, ring's and mimalloc's C) and the proc macros with the release build `make
+# build` and `make test` compile. Fresh target/: 294 s in the dev profile, 57 s after `cargo test
+# --release` built the rest. CI passes CLIPPY=scripts/clippy-in-build: the lints inside that
+# build, so the dependencies are not compiled a second time for a check (decision 0026).
+CLIPPY := $(CARGO) clippy --workspace --all-targets --locked --release -- -D warnings
 lint: setup-web ## rustfmt, clippy -D warnings, tsc --noEmit
 	@# protocols-rust's build script compiles its .proto files with protoc, even under clippy.
 	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES=protobuf-compiler
 	$(CARGO) fmt --all --check
-	@# --release: a check shares the build scripts' runs (SQLite's, zstd's, ring's and mimalloc's
-	@# C) and the proc macros with the release build `make build` and `make test` compile. Fresh
-	@# target/: 294 s in the dev profile, 57 s after `cargo test --release` built the rest.
-	$(CARGO) clippy --workspace --all-targets --locked --release -- -D warnings
+	$(CLIPPY)
 	@# The wasm lab's module is compiled only for wasm32: lint it there too, when the target is installed.
 	@# --release, as above, into the directory the plain wasm build (subjects/wasm/build-wasm.sh)
 	@# uses. From an empty one, 2-core Intel VM, twice each: the check 65-70 s in the dev profile,
