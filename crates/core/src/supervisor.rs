@@ -438,8 +438,8 @@ fn helper_command(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -
 /// two, any socket that connects out or binds port 0 anywhere on the machine may be given an
 /// ephemeral port: our own load's connections, another run's, a test's. A port the kernel picked
 /// (bind to 0) is such a port: in one of eight idle runs of tests/cli.rs a subject lost its port
-/// that way ("Address already in use"; 2-core VM, 2026-11-29). The kernel never hands out a port below its
-/// ephemeral range, so there only a process asking for that very number can take it.
+/// that way ("Address already in use"; 2-core VM, 2026-11-29). The kernel never hands out a port
+/// below its ephemeral range, so there only a process asking for that very number can take it.
 fn free_port() -> Result<u16, SupervisorError> {
     use rand::{Rng, SeedableRng};
     let mut last = None;

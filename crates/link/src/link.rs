@@ -349,7 +349,9 @@ fn forward(from: RawFd, to: RawFd, wake: RawFd, mut shaper: Shaper, stop: &Atomi
         let now = Instant::now();
         let timeout = queue.peek().map(|Reverse((due, _, _))| {
             let d = due.saturating_duration_since(now);
-            libc::timespec { tv_sec: d.as_secs() as libc::time_t, tv_nsec: d.subsec_nanos() as libc::c_long }
+            // `as _`: the libc crate deprecates the name `time_t` on musl (it is to become 64-bit
+            // there), and the static worker build lints with -D warnings in CI.
+            libc::timespec { tv_sec: d.as_secs() as _, tv_nsec: d.subsec_nanos() as libc::c_long }
         });
         let tp = timeout.as_ref().map_or(std::ptr::null(), |t| t as *const libc::timespec);
         // SAFETY: two valid pollfds, a timespec or null, no signal mask.
