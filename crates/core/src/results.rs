@@ -240,14 +240,11 @@ impl ScenarioSummary {
         let contended = rows.iter().filter(|m| m.metrics.contended == Some(true)).count();
         let ok: Vec<&Measurement> =
             rows.iter().copied().filter(|m| m.status == Status::Ok && m.metrics.contended != Some(true)).collect();
-        let lost_repeats = rows
-            .iter()
-            .filter(|m| m.metrics.contended == Some(true))
-            .map(|m| m.repeat)
-            .collect::<std::collections::BTreeSet<u32>>()
-            .into_iter()
-            .filter(|&r| !rows.iter().any(|m| m.repeat == r && m.metrics.contended != Some(true)))
-            .count();
+        // Repeats with a contended try and no quiet one.
+        let tried = |contended: bool| -> std::collections::BTreeSet<u32> {
+            rows.iter().filter(|m| (m.metrics.contended == Some(true)) == contended).map(|m| m.repeat).collect()
+        };
+        let lost_repeats = tried(true).difference(&tried(false)).count();
         let mut metrics = BTreeMap::new();
         let mut by_repeat = BTreeMap::new();
         // A spread across repeats is judged from its metric's repeats (`claims`), not summarised.

@@ -26,8 +26,7 @@ fn all_lines(path: &Path) -> Vec<serde_json::Value> {
 /// running beside this one, or any process on this machine, are foreign work to its run); with
 /// `killed`, the run's last line may be a contended try whose next the SIGKILL cut off.
 fn check_tries(all: &[serde_json::Value], killed: bool) {
-    let same =
-        |m: &serde_json::Value, n: &serde_json::Value| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"];
+    let same = common::same_repeat;
     for (i, m) in all.iter().enumerate().filter(|(_, m)| m["metrics"]["contended"] == true) {
         // The runner tries a repeat at most 1 + REMEASURES (3) times and keeps the last flagged.
         let again = all[i + 1..].iter().any(|n| same(m, n));

@@ -114,14 +114,17 @@ pub fn run_smoke_only(suite: &str, only: &str) -> (tempfile::TempDir, PathBuf, V
 /// contended repeat was measured again (tests running beside this one are foreign work to its
 /// run): the later line stands for it. A repeat contended on every try keeps its last, flagged.
 pub fn last_tries(all: &[serde_json::Value]) -> Vec<serde_json::Value> {
-    let again = |i: usize, m: &serde_json::Value| {
-        all[i + 1..].iter().any(|n| n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"])
-    };
+    let again = |i: usize, m: &serde_json::Value| all[i + 1..].iter().any(|n| same_repeat(m, n));
     all.iter()
         .enumerate()
         .filter(|&(i, m)| !(m["metrics"]["contended"] == true && again(i, m)))
         .map(|(_, m)| m.clone())
         .collect()
+}
+
+/// Two lines of `measurements.jsonl` are tries of the same repeat of the same row.
+pub fn same_repeat(m: &serde_json::Value, n: &serde_json::Value) -> bool {
+    n["scenario"] == m["scenario"] && n["repeat"] == m["repeat"]
 }
 
 /// A CA (`ca.pem`), a certificate and key it signs for each of `names` (`<name>.pem`,
