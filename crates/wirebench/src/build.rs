@@ -24,10 +24,27 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
             anyhow::bail!("no suite {}: the file does not exist (see `wirebench list`)", path.display());
         }
         let suite = Suite::load_with(path, &root, &catalog, &wirebench_load::Registry)?;
-        plan.add(&suite, only.as_ref(), None);
+        let profile = match &args.profile {
+            Some(name) => Some(suite.profile(name).with_context(|| {
+                format!(
+                    "unknown profile `{name}` in {}: use one of {}",
+                    path.display(),
+                    profile_names(&suite).join(", ")
+                )
+            })?),
+            None => None,
+        };
+        plan.add(&suite, only.as_ref(), profile.as_ref());
     }
     let supervisor = Supervisor::unpinned(root.clone(), root.join("target"));
     run_steps(&plan, &supervisor, args.dry_run)
+}
+
+/// The profiles `--profile` may name for `suite`: the built-in ones, then the suite's own.
+pub fn profile_names(suite: &Suite) -> Vec<&str> {
+    let mut names = vec!["smoke", "quick", "full"];
+    names.extend(suite.profiles.keys().map(String::as_str).filter(|n| !["smoke", "quick", "full"].contains(n)));
+    names
 }
 
 /// `--only GLOB` of `build` and `run`, checked.

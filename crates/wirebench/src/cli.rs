@@ -131,6 +131,9 @@ pub struct BuildArgs {
     /// Only what the scenarios and harnesses whose id matches this glob need.
     #[arg(long)]
     pub only: Option<String>,
+    /// Only what `run --profile NAME` runs: leave out the subjects of rows the profile skips.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
     /// Print the steps instead of running them.
     #[arg(long)]
     pub dry_run: bool,

@@ -542,8 +542,20 @@ fn build_plans_each_step_once_for_what_the_rows_need() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
     let steps: Vec<&str> = text.lines().collect();
-    assert_eq!(steps.len(), 1, "one cargo build serves every protocols subject: {text}");
+    assert_eq!(steps.len(), 2, "one cargo build serves every protocols subject but rumqttd's: {text}");
     assert!(steps[0].starts_with("(cd . && cargo build --release --quiet --locked -p protocols-rust)"), "{text}");
+    assert!(steps[1].starts_with("(cd . && cargo build --release --quiet --locked -p protocols-rumqttd)"), "{text}");
+    // A profile's skipped rows build nothing: the brief profile leaves the rumqttd rows out.
+    let out = wirebench(&["build", "protocols", "--profile", "brief", "--dry-run"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("-p protocols-rust)") && !text.contains("rumqttd)"), "{text}");
+    let out = wirebench(&["build", "protocols", "--profile", "breif", "--dry-run"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("unknown profile `breif`") && err.contains("brief"), "{err}");
     let out = wirebench(&["build", "restcache", "--only", "*go-postgres", "--dry-run"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("(cd subjects/restcache/go && go build -o bin/restcache-go .)"), "{text}");

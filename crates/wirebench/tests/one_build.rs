@@ -111,16 +111,26 @@ fn protocols() -> Suite {
     Suite::load(&root().join("suites/protocols.toml"), &root(), &wirebench_load::Registry).unwrap()
 }
 
-/// `make run` builds the instrument and the protocols suite's Rust packages in one cargo
-/// invocation (so one binary links while the other compiles); it must name what the suite's
-/// declarations build, or the run's own build step would compile what `make run` left out.
+/// `make run` builds the instrument and the Rust packages the protocols suite's brief profile
+/// runs, in one cargo invocation (so one binary links while the other compiles); it must name
+/// what the suite's declarations build for that profile, or the run's own build step would
+/// compile what `make run` left out, and nothing the profile skips (`protocols-rumqttd`).
 #[test]
 fn make_run_builds_what_the_protocols_suite_builds() {
     let recipe: String = run_recipe().into_iter().filter(|l| l.contains("$(CARGO) build")).collect();
-    let out = common::wirebench(&["build", "protocols", "--dry-run"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut want = packages(&String::from_utf8_lossy(&out.stdout));
+    assert!(run_recipe().iter().any(|l| l.contains("--profile brief")), "{:?}", run_recipe());
+    let built = |extra: &[&str]| {
+        let mut args = vec!["build", "protocols", "--dry-run"];
+        args.extend_from_slice(extra);
+        let out = common::wirebench(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        packages(&String::from_utf8_lossy(&out.stdout))
+    };
+    let mut want = built(&["--profile", "brief"]);
     assert!(want.contains("protocols-rust"), "{want:?}");
+    // The rows the brief profile skips have a package of their own, which `make run` leaves out.
+    let every = built(&[]);
+    assert!(every.contains("protocols-rumqttd") && !want.contains("protocols-rumqttd"), "{every:?} {want:?}");
     want.insert("wirebench".into());
     assert_eq!(packages(&recipe), want, "Makefile's `run` recipe: {recipe}");
     assert!(recipe.contains("--release") && !recipe.contains("--profile"), "the release binaries: {recipe}");
@@ -149,12 +159,31 @@ fn make_run_installs_what_its_build_and_rows_need() {
 }
 
 /// `make run`'s brief profile leaves out every row across a network link (seconds each when
-/// lossy, and they need root), whatever the rows are named, and keeps every other row.
+/// lossy, and they need root), whatever the rows are named, and the rows through rumqttd, which
+/// no claim reads; it keeps every other row, so every claim on loopback rows is judged.
 #[test]
-fn the_brief_profile_runs_every_loopback_row() {
+fn the_brief_profile_runs_every_loopback_row_a_claim_reads() {
     let suite = protocols();
     let brief = suite.plan(&suite.profile("brief").unwrap(), None);
     let all = suite.plan(&suite.profile("quick").unwrap(), None);
     assert!(brief.iter().all(|s| s.net.is_none()), "a brief row crosses a link");
-    assert_eq!(brief.len(), all.iter().filter(|s| s.net.is_none()).count(), "a loopback row is skipped");
+    let left_out: Vec<&str> =
+        all.iter().filter(|s| s.net.is_none() && !brief.iter().any(|b| b.id == s.id)).map(|s| s.id.as_str()).collect();
+    assert!(!left_out.is_empty() && left_out.iter().all(|id| id.starts_with("mqtt-rumqttd-")), "{left_out:?}");
+    let mut lost = Vec::new();
+    for claim in &suite.claims {
+        let named = [Some(&claim.numerator), claim.denominator.as_ref()]
+            .into_iter()
+            .flatten()
+            .chain(claim.versus.iter().flat_map(|v| [&v.numerator, &v.denominator]))
+            .chain(&claim.also);
+        for id in named {
+            let reads = |row: &str| glob::Pattern::new(id).is_ok_and(|p| p.matches(row));
+            let excepted = |row: &str| claim.except.iter().any(|e| glob::Pattern::new(e).is_ok_and(|p| p.matches(row)));
+            lost.extend(
+                left_out.iter().filter(|row| reads(row) && !excepted(row)).map(|row| format!("{}: {row}", claim.id)),
+            );
+        }
+    }
+    assert!(lost.is_empty(), "claims read rows the brief profile skips: {lost:?}");
 }

@@ -2,8 +2,8 @@
 //! `protocols-rust` (actix-web: REST, GraphQL, SOAP and SSE over HTTP/1.1, h2c and TLS; the
 //! REST API over HTTP/3 with quinn and h3),
 //! `protocols-grpc` (tonic: gRPC over h2c and TLS), `protocols-ws` (tokio-tungstenite:
-//! WebSocket over ws:// and wss://) and `protocols-mqtt` (a rumqttc responder behind the
-//! embedded rumqttd broker or another one).
+//! WebSocket over ws:// and wss://) and `protocols-mqtt` (a rumqttc responder behind a broker:
+//! Mosquitto, or rumqttd in the same process as `protocols-rumqttd`, a package of its own).
 
 use anyhow::Context as _;
 

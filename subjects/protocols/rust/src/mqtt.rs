@@ -6,16 +6,16 @@
 //! 0.20 delivers at the granted QoS (an open upstream fix in bytebeamio/rumqtt), so one QoS 1
 //! subscription made its "QoS 0" rows exchange PUBACKs between broker and responder.
 //!
-//! The broker is either embedded (rumqttd in this process, `--mqtt-port`: no service needed) or
-//! another one (`--broker host:port`, Mosquitto started by the runner as a service). The
-//! responder is the same TCP client in both cases (rumqttc's MQTT 3.1.1 codec on a socket of its
-//! own, see `Link`), so the two rows differ by the broker alone. `GET /health` on `--port` answers 200 once the responder's subscription is
+//! The broker is either another process (`protocols-mqtt --broker host:port`, Mosquitto started
+//! by the runner as a service) or embedded: `protocols-rumqttd` (its own package,
+//! subjects/protocols/rumqttd) runs rumqttd and this responder in one process. The responder is
+//! the same TCP client in both cases (rumqttc's MQTT 3.1.1 codec on a socket of its own, see
+//! `session`), so the two rows differ by the broker alone. `GET /health` on `--port` answers 200 once the responder's subscription is
 //! acknowledged, so the runner's readiness means "round trips work".
 //!
 //! Bad input is the broker's to refuse: a malformed packet or a publish over the size limit
 //! (`PACKET_MAX`, the same for both brokers) closes that client's connection only.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -52,96 +52,33 @@ pub struct MqttCli {
     #[command(flatten)]
     pub common: Cli,
 
-    /// Run the embedded broker (rumqttd) on this port.
-    #[arg(long, conflicts_with = "broker")]
-    pub mqtt_port: Option<u16>,
-
-    /// Use the broker at HOST:PORT instead (Mosquitto).
-    #[arg(long, required_unless_present = "mqtt_port")]
-    pub broker: Option<String>,
+    /// The broker at HOST:PORT (Mosquitto; `protocols-rumqttd` embeds one instead).
+    #[arg(long)]
+    pub broker: String,
 }
 
 pub fn run(cli: &MqttCli) -> anyhow::Result<()> {
-    let broker = match (cli.mqtt_port, &cli.broker) {
-        (Some(port), _) => {
-            start_embedded(&cli.common.host, port)?;
-            (cli.common.host.clone(), port)
-        }
-        (None, Some(addr)) => {
-            let (host, port) = addr.rsplit_once(':').context("--broker must be HOST:PORT")?;
-            (host.to_string(), port.parse().with_context(|| format!("--broker: bad port `{port}`"))?)
-        }
-        (None, None) => anyhow::bail!("give --mqtt-port (embedded broker) or --broker HOST:PORT"),
-    };
+    let (host, port) = cli.broker.rsplit_once(':').context("--broker must be HOST:PORT")?;
+    let port = port.parse().with_context(|| format!("--broker: bad port `{port}`"))?;
+    serve(&cli.common, (host.to_string(), port))
+}
+
+/// Answers `GET /health` on the common flags' port and echoes every request through the broker
+/// at `broker`, until the process is stopped.
+pub fn serve(common: &Cli, broker: (String, u16)) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
     runtime.block_on(async {
-        let health = crate::bind(&cli.common.host, cli.common.port).await?;
+        let health = crate::bind(&common.host, common.port).await?;
         let ready = Arc::new(AtomicBool::new(false));
         tokio::spawn(serve_health(health, ready.clone()));
         respond(broker, ready).await
     })
 }
 
-/// rumqttd on `host:port`, on threads of its own (a router and a server thread).
-fn start_embedded(host: &str, port: u16) -> anyhow::Result<()> {
-    // Fail with one line if the port is taken, before rumqttd's thread would only log it.
-    std::net::TcpListener::bind((host, port)).with_context(|| format!("cannot bind {host}:{port}"))?;
-    let listen = format!("{host}:{port}").parse().context("MQTT listen address")?;
-    let server = rumqttd::ServerSettings {
-        name: "v4".into(),
-        listen,
-        tls: None,
-        next_connection_delay_ms: 0,
-        connections: rumqttd::ConnectionSettings {
-            connection_timeout_ms: 5000,
-            max_payload_size: PACKET_MAX,
-            max_inflight_count: 100,
-            auth: None,
-            external_auth: None,
-            dynamic_filters: true,
-        },
-    };
-    let config = rumqttd::Config {
-        id: 0,
-        router: rumqttd::RouterConfig {
-            max_connections: 10_000,
-            max_outgoing_packet_count: 200,
-            // rumqttd keeps a log per subscription and drops its oldest segment when full, read
-            // or not. A client's response topic carries one message at a time: a 1 MB message or
-            // two, not rumqttd's default 1 GB. Every request of a QoS level goes through the
-            // responder's subscription to that level, so its log holds 100 clients' 1 MB
-            // requests twice over.
-            max_segment_size: 2 << 20,
-            max_segment_count: 2,
-            custom_segment: Some(
-                REQUESTS
-                    .map(|(filter, _)| {
-                        (
-                            filter.to_string(),
-                            rumqttd::SegmentConfig { max_segment_size: 128 << 20, max_segment_count: 2 },
-                        )
-                    })
-                    .into(),
-            ),
-            ..Default::default()
-        },
-        v4: Some(HashMap::from([("1".to_string(), server)])),
-        v5: None,
-        ws: None,
-        cluster: None,
-        console: None,
-        bridge: None,
-        prometheus: None,
-        metrics: None,
-    };
-    let mut broker = rumqttd::Broker::new(config);
-    std::thread::Builder::new().name("rumqttd".into()).spawn(move || {
-        if let Err(e) = broker.start() {
-            eprintln!("protocols-mqtt: embedded broker: {e}");
-            std::process::exit(1);
-        }
-    })?;
-    Ok(())
+/// The request topics the responder subscribes to: a broker that keeps a log per topic filter
+/// (rumqttd) sizes those filters' logs for every client's requests.
+pub fn request_filters() -> [&'static str; 2] {
+    REQUESTS.map(|(filter, _)| filter)
 }
 
 /// The response topic and QoS of a request topic: `bench/request/qos<N>/<c>` →
