@@ -53,6 +53,24 @@ pub enum SupervisorError {
     Log { path: String, source: std::io::Error },
 }
 
+impl SupervisorError {
+    /// A subject that exited before it was ready because an address it was to listen on was
+    /// in use: the words of Rust's, Go's, Java's and C's error (`EADDRINUSE`), and Node's code.
+    fn lost_its_port(&self) -> bool {
+        match self {
+            SupervisorError::Exited { tail, .. } => {
+                let tail = tail.to_ascii_lowercase();
+                tail.contains("address already in use") || tail.contains("eaddrinuse")
+            }
+            _ => false,
+        }
+    }
+}
+
+/// How many times a subject is started in all when it exits because a drawn port was taken
+/// before it could bind it (`free_port`).
+const PORT_RACES: usize = 3;
+
 /// A subject the runner can start; implemented by `Supervisor` and by mocks in tests.
 pub trait Launcher {
     fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError>;
@@ -124,26 +142,15 @@ impl Supervisor {
         Ok((path, log))
     }
 
-    fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
-        self.dir(spec.workdir.as_deref())
-    }
-
-    /// A directory relative to the project root (the root itself for `None`).
-    pub fn dir(&self, workdir: Option<&str>) -> PathBuf {
-        match workdir {
-            Some(w) => self.root.join(w),
-            None => self.root.clone(),
-        }
-    }
-}
-
-impl Launcher for Supervisor {
-    fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
-        let listen = match (&self.listen, &spec.host) {
-            (None, _) => None,
-            (Some(address), Some(flag)) => Some([flag.clone(), address.clone()]),
-            (Some(_), None) => return Err(SupervisorError::LoopbackOnly { subject: name.into() }),
-        };
+    /// Draws the subject's ports (or checks its fixed ones), starts it and waits until it is
+    /// ready.
+    fn spawn_subject(
+        &self,
+        name: &str,
+        spec: &SubjectSpec,
+        workdir: &Path,
+        listen: Option<&[String; 2]>,
+    ) -> Result<Box<dyn RunningSubject>, SupervisorError> {
         let mut ports = BTreeMap::new();
         for port_name in spec.ports.keys() {
             let port = match spec.fixed_ports.get(port_name) {
@@ -157,27 +164,14 @@ impl Launcher for Supervisor {
             };
             ports.insert(port_name.clone(), port);
         }
-        let workdir = self.workdir(spec);
-        for step in &spec.setup {
-            let program = resolve_program(&step[0], &workdir);
-            let mut cmd = Command::new(&program);
-            cmd.args(&step[1..]).current_dir(&workdir).envs(&spec.env).stdin(Stdio::null());
-            tie_to_runner(&mut cmd, &[]);
-            let failed = |tail: String| SupervisorError::Setup { subject: name.into(), command: step.join(" "), tail };
-            match run_step(cmd) {
-                Err(StepFailure::Start(e)) => return Err(failed(format!("cannot start `{}`: {e}", program.display()))),
-                Err(StepFailure::Exit(status, stderr)) => return Err(failed(format!("{status}: {stderr}"))),
-                Ok(()) => {}
-            }
-        }
-        let program = resolve_program(&spec.command[0], &workdir);
+        let program = resolve_program(&spec.command[0], workdir);
         let (log_path, log) = self.log_file(&format!("subject-{name}.log"))?;
         let mut cmd = Command::new(&program);
-        cmd.args(&spec.command[1..]).current_dir(&workdir).envs(&spec.env);
+        cmd.args(&spec.command[1..]).current_dir(workdir).envs(&spec.env);
         for (port_name, flag) in &spec.ports {
             cmd.arg(flag).arg(ports[port_name].to_string());
         }
-        if let Some(listen) = &listen {
+        if let Some(listen) = listen {
             cmd.args(listen);
         }
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
@@ -199,6 +193,50 @@ impl Launcher for Supervisor {
         let check = format!("GET http://127.0.0.1:{port}{}", health.path);
         subject.wait_ready(spec.ready_timeout_s, check, || health_ok(port, &health.path))?;
         Ok(Box::new(subject))
+    }
+
+    fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
+        self.dir(spec.workdir.as_deref())
+    }
+
+    /// A directory relative to the project root (the root itself for `None`).
+    pub fn dir(&self, workdir: Option<&str>) -> PathBuf {
+        match workdir {
+            Some(w) => self.root.join(w),
+            None => self.root.clone(),
+        }
+    }
+}
+
+impl Launcher for Supervisor {
+    fn start(&self, name: &str, spec: &SubjectSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
+        let listen = match (&self.listen, &spec.host) {
+            (None, _) => None,
+            (Some(address), Some(flag)) => Some([flag.clone(), address.clone()]),
+            (Some(_), None) => return Err(SupervisorError::LoopbackOnly { subject: name.into() }),
+        };
+        let workdir = self.workdir(spec);
+        for step in &spec.setup {
+            let program = resolve_program(&step[0], &workdir);
+            let mut cmd = Command::new(&program);
+            cmd.args(&step[1..]).current_dir(&workdir).envs(&spec.env).stdin(Stdio::null());
+            tie_to_runner(&mut cmd, &[]);
+            let failed = |tail: String| SupervisorError::Setup { subject: name.into(), command: step.join(" "), tail };
+            match run_step(cmd) {
+                Err(StepFailure::Start(e)) => return Err(failed(format!("cannot start `{}`: {e}", program.display()))),
+                Err(StepFailure::Exit(status, stderr)) => return Err(failed(format!("{status}: {stderr}"))),
+                Ok(()) => {}
+            }
+        }
+        // A drawn port can still be taken by another process between the draw and the subject's
+        // bind (`free_port`); the subject then exits saying so, and starts again on new ports.
+        let mut tries = 1;
+        loop {
+            match self.spawn_subject(name, spec, &workdir, listen.as_ref()) {
+                Err(e) if tries < PORT_RACES && spec.fixed_ports.is_empty() && e.lost_its_port() => tries += 1,
+                started => return started,
+            }
+        }
     }
 
     fn start_service(&self, name: &str, spec: &ServiceSpec) -> Result<Box<dyn RunningSubject>, SupervisorError> {
@@ -439,7 +477,9 @@ fn helper_command(argv: &[String], dir: &Path, env: &BTreeMap<String, String>) -
 /// ephemeral port: our own load's connections, another run's, a test's. A port the kernel picked
 /// (bind to 0) is such a port: in one of eight idle runs of tests/cli.rs a subject lost its port
 /// that way ("Address already in use"; 2-core VM, 2026-11-29). The kernel never hands out a port
-/// below its ephemeral range, so there only a process asking for that very number can take it.
+/// below its ephemeral range, so there only a process asking for that very number can take it:
+/// another run drawing from the same range. A subject that loses its port anyway is started
+/// again on new ones (`PORT_RACES`).
 fn free_port() -> Result<u16, SupervisorError> {
     use rand::{Rng, SeedableRng};
     let mut last = None;
@@ -670,6 +710,52 @@ mod tests {
         let err = s.start("db", &sp).err().unwrap().to_string();
         assert!(err.starts_with("subject `db` exited with exit status: 3"), "{err}");
         assert!(err.contains("cannot open database"), "{err}");
+    }
+
+    /// A subject script that appends the arguments it was given to `tries` and fails with
+    /// `first` on its first start and `later` on the others.
+    fn racing(first: &str, later: &str) -> SubjectSpec {
+        let script = format!(
+            "n=$(cat tries 2>/dev/null | wc -l); echo \"$*\" >> tries; \
+             if [ \"$n\" -eq 0 ]; then echo '{first}' >&2; else echo '{later}' >&2; fi; exit 1"
+        );
+        spec(&["sh", "-c", &script, "subject"])
+    }
+
+    fn tries(dir: &tempfile::TempDir) -> Vec<String> {
+        std::fs::read_to_string(dir.path().join("tries")).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn a_subject_that_lost_a_drawn_port_starts_again_on_new_ports() {
+        let (d, s) = supervisor();
+        let sp = racing("Error: cannot bind 127.0.0.1: Address already in use (os error 98)", "no database");
+        let err = s.start("db", &sp).err().unwrap().to_string();
+        assert!(err.starts_with("subject `db` exited") && err.contains("no database"), "{err}");
+        let tries = tries(&d);
+        assert_eq!(tries.len(), 2, "{tries:?}");
+        assert_ne!(tries[0], tries[1], "drawn again: {tries:?}");
+    }
+
+    #[test]
+    fn a_port_race_is_retried_a_few_times_and_other_failures_not_at_all() {
+        // Go's words, then Node's code: the same race.
+        let (d, s) = supervisor();
+        let sp = racing("listen tcp 127.0.0.1:20001: bind: address already in use", "Error: listen EADDRINUSE");
+        let err = s.start("api", &sp).err().unwrap().to_string();
+        assert!(err.contains("EADDRINUSE"), "{err}");
+        assert_eq!(tries(&d).len(), PORT_RACES);
+        let (d, s) = supervisor();
+        let err = s.start("api", &racing("cannot open database", "unreachable")).err().unwrap().to_string();
+        assert!(err.contains("cannot open database"), "{err}");
+        assert_eq!(tries(&d).len(), 1);
+        // A fixed port is the user's: no other port may be drawn for it.
+        let (d, s) = supervisor();
+        let mut sp = racing("Address already in use", "unreachable");
+        sp.fixed_ports = [("plain".to_string(), free_port().unwrap())].into();
+        let err = s.start("api", &sp).err().unwrap().to_string();
+        assert!(err.contains("Address already in use"), "{err}");
+        assert_eq!(tries(&d).len(), 1);
     }
 
     #[test]
