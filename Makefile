@@ -17,7 +17,7 @@ REALTIME := subjects/realtime/node
 RESTCACHE_GO := subjects/restcache/go
 RESTCACHE_JAVA := subjects/restcache/java
 
-.PHONY: fetch conformance-venv image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-steps test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
+.PHONY: labs fetch conformance-venv image setup-image help setup setup-apt setup-web setup-ghz setup-oha setup-jmeter build instrument run smoke reproduce test test-steps test-rust test-web test-formats test-parse test-realtime test-restcache test-deploy conformance fuzz-restcache parse-page build-formats build-parse build-restcache build-wasm build-web wasm-reference bench lint fmt vectors fuzz docs schemas clean
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
@@ -149,6 +149,9 @@ test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, 
 
 reproduce: build ## Run protocols' brief profile twice idle and once beside a busy process, and print how far the runs agree (bench/reproduce)
 	bench/reproduce
+
+labs: build ## Run every lab's committed run again at this clean revision into docs/labs/results (bench/labs; about 3.5 h on 2 cores; LABS="restcache" for some), then `make docs`
+	bench/labs $(LABS)
 
 bench: setup build setup-ghz setup-oha setup-jmeter ## The instrument against h2load, wrk, ghz, oha (HTTP/3) and JMeter (a thread group) on the same subjects: prints ratios
 	bench/peers

@@ -181,3 +181,38 @@ fn committed_runs_come_from_a_clean_tree() {
     assert!(runs > 0, "{}: no committed run", dir.display());
     assert!(dirty.is_empty(), "committed runs not made from a clean tree (run them again at a commit): {dirty:?}");
 }
+
+/// `bench/labs` runs every lab whose run is committed, each as its document says the committed run
+/// was made, and the run's recorded profile is the one it names: a lab added, or a document's
+/// command changed, without the script would leave the committed run unrepeatable by it.
+#[test]
+fn bench_labs_repeats_each_committed_run_as_its_document_says() {
+    let out = std::process::Command::new("python3")
+        .args(["bench/labs", "--dry-run"])
+        .current_dir(workspace())
+        .output()
+        .expect("python3 bench/labs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let commands: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    let dir = workspace().join("docs/labs/results");
+    let mut labs = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let suite = path.file_name().unwrap().to_string_lossy().into_owned();
+        labs += 1;
+        let prefix = format!("target/release/wirebench run {suite} --no-build --out results/labs ");
+        let args = commands
+            .iter()
+            .find_map(|c| c.strip_prefix(&prefix))
+            .unwrap_or_else(|| panic!("bench/labs does not run {suite}: {commands:?}"));
+        let run: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path.join("run.json")).unwrap()).unwrap();
+        let profile = run["profile"].as_str().unwrap();
+        assert!(args.starts_with(&format!("--profile {profile}")), "{suite}: `{args}`, committed run's profile {profile}");
+        let doc = std::fs::read_to_string(workspace().join(format!("docs/labs/{suite}.md"))).unwrap();
+        let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
+        let command = format!("wirebench run {suite} {args}");
+        assert!(doc.contains(&format!("`{command}`")), "docs/labs/{suite}.md does not name `{command}`");
+    }
+    assert!(labs > 0 && commands.len() == labs, "{commands:?}");
+}
