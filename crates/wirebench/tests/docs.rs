@@ -208,7 +208,10 @@ fn bench_labs_repeats_each_committed_run_as_its_document_says() {
         let run: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path.join("run.json")).unwrap()).unwrap();
         let profile = run["profile"].as_str().unwrap();
-        assert!(args.starts_with(&format!("--profile {profile}")), "{suite}: `{args}`, committed run's profile {profile}");
+        assert!(
+            args.starts_with(&format!("--profile {profile}")),
+            "{suite}: `{args}`, committed run's profile {profile}"
+        );
         let doc = std::fs::read_to_string(workspace().join(format!("docs/labs/{suite}.md"))).unwrap();
         let doc = doc.split_whitespace().collect::<Vec<_>>().join(" ");
         let command = format!("wirebench run {suite} {args}");

@@ -39,11 +39,7 @@ fn mosquitto_as_the_suite_starts_it_echoes_and_refuses_bad_clients_alone() {
 #[test]
 fn without_a_broker_address_or_with_a_taken_port_it_fails_in_one_line() {
     let http = common::free_port().to_string();
-    let mut child = common::command(BIN, &["--port", &http]).spawn().unwrap();
-    let status = common::wait_with_timeout(&mut child, common::STARTUP_LIMIT).expect("exits");
-    assert!(!status.success());
-    let err = common::stderr_of(&mut child);
-    assert_eq!(err.lines().count(), 1, "{err}");
+    let err = common::one_line_failure(BIN, &["--port", &http]);
     assert!(err.contains("--broker"), "{err}");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();

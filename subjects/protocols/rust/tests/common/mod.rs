@@ -88,6 +88,16 @@ pub fn start(bin: &str, args: &[&str], port: u16) -> Server {
     }
 }
 
+/// `bin` with `args` must fail at once: its stderr, which must be one line.
+pub fn one_line_failure(bin: &str, args: &[&str]) -> String {
+    let mut child = command(bin, args).spawn().unwrap();
+    let status = wait_with_timeout(&mut child, STARTUP_LIMIT).expect("exits at once");
+    assert!(!status.success());
+    let err = stderr_of(&mut child);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    err
+}
+
 /// `bin` with `args` must exit 1 at once with one line naming the taken `port`.
 pub fn assert_bind_failure(bin: &str, args: &[&str], port: u16) {
     let mut child = command(bin, args).spawn().unwrap();
