@@ -75,9 +75,10 @@ parse-page: build ## The parse lab's browser page, by hand: both servers and the
 run: ## A first report: the protocols suite's brief profile (3 repeats, a fifth of quick's durations), building only what it needs; prints the report's path
 	@# The MQTT rows' broker, and protoc for the gRPC server's build script.
 	@$(MAKE) --no-print-directory setup-apt APT_PACKAGES="mosquitto protobuf-compiler"
-	@# The instrument and the protocols lab's servers (the package subjects/protocols/rust/subject.toml
-	@# builds; a test keeps the two the same) in one cargo invocation, so one binary's link runs on
-	@# one core while the other compiles. One after the other took 4 min 22 s + 2 min 34 s.
+	@# The instrument and the protocols lab's servers the brief profile's rows run (the package
+	@# `wirebench build protocols --profile brief` builds: not rumqttd's; a test keeps the two the
+	@# same) in one cargo invocation, so one binary's link runs on one core while the other
+	@# compiles. One after the other took 4 min 22 s + 2 min 34 s.
 	$(CARGO) build --release --locked -p wirebench -p protocols-rust
 	$(WIREBENCH) run protocols --profile brief
 

@@ -79,12 +79,13 @@ def ws():
 
 @functools.cache
 def mqtt(broker):
-    """The MQTT responder behind `broker` (`rumqttd`, embedded in it, or `mosquitto`, Debian's, with
-    the suite's own configuration): the broker's port, once the responder is subscribed."""
+    """The MQTT responder behind `broker` (`rumqttd`, in the same process as `protocols-rumqttd`, or
+    `mosquitto`, Debian's, with the suite's own configuration): the broker's port, once the
+    responder is subscribed."""
     http, mqtt_port = free_port(), free_port()
     health = f"http://127.0.0.1:{http}/health"
     if broker == "rumqttd":
-        start("protocols-mqtt", "--port", str(http), "--mqtt-port", str(mqtt_port), ready_port=http, health=health)
+        start("protocols-rumqttd", "--port", str(http), "--mqtt-port", str(mqtt_port), ready_port=http, health=health)
     else:
         conf = os.path.join(tempfile.mkdtemp(), "mosquitto.conf")
         with open(os.path.join(ROOT, "subjects/services/mosquitto.conf")) as f:

@@ -12,10 +12,13 @@ SPIKE=bench/uring-h1/target/release/uring-spike
 taskset -c 0 target/release/protocols-rust --port $PORT >/dev/null 2>&1 &
 S=$!
 trap 'kill $S' EXIT
-until curl -sf http://127.0.0.1:$PORT/health >/dev/null; do sleep 0.05; done
+for _ in $(seq 200); do curl -sf http://127.0.0.1:$PORT/health >/dev/null && break; sleep 0.05; done
+curl -sf http://127.0.0.1:$PORT/health >/dev/null || { echo "the subject did not start on port $PORT" >&2; exit 1; }
 scpu() { awk '{print ($14+$15)/100}' /proc/$S/stat; }
 for r in $(seq "$ROUNDS"); do
-  for who in uring wb; do
+  # Who goes first alternates, so a drift over the round does not favour one.
+  order="uring wb"; [ $((r % 2)) -eq 0 ] && order="wb uring"
+  for who in $order; do
     s0=$(scpu)
     if [ $who = uring ]; then
       out=$( { /usr/bin/time -f "TIME %U %S" taskset -c 1 $SPIKE $PORT 100 5 "$BATCH"; } 2>&1 )

@@ -387,6 +387,13 @@ impl Suite {
                 .any(|g| glob::Pattern::new(g).is_ok_and(|p| p.matches(id)))
     }
 
+    /// The names `profile` takes: the built-in profiles, then the suite's own.
+    pub fn profile_names(&self) -> Vec<&str> {
+        let builtin = ["smoke", "quick", "full"];
+        let own = self.profiles.keys().map(String::as_str).filter(|n| !builtin.contains(n));
+        builtin.into_iter().chain(own).collect()
+    }
+
     /// The profile by name, or the built-in one (`Profile::builtin`: `smoke`, `quick`, `full`).
     pub fn profile(&self, name: &str) -> Option<Profile> {
         self.profiles.get(name).cloned().or_else(|| Profile::builtin(name))

@@ -150,6 +150,7 @@ impl Supervisor {
         spec: &SubjectSpec,
         workdir: &Path,
         listen: Option<&[String; 2]>,
+        start: usize,
     ) -> Result<Box<dyn RunningSubject>, SupervisorError> {
         let mut ports = BTreeMap::new();
         for port_name in spec.ports.keys() {
@@ -165,7 +166,10 @@ impl Supervisor {
             ports.insert(port_name.clone(), port);
         }
         let program = resolve_program(&spec.command[0], workdir);
-        let (log_path, log) = self.log_file(&format!("subject-{name}.log"))?;
+        let file = format!("subject-{name}.log");
+        // A start after a lost port goes on in the same log, below the start that lost it.
+        let (log_path, log) = if start == 1 { self.log_file(&file)? } else { self.append_log(&file, start)? };
+        let log_from = log.metadata().map_or(0, |m| m.len());
         let mut cmd = Command::new(&program);
         cmd.args(&spec.command[1..]).current_dir(workdir).envs(&spec.env);
         for (port_name, flag) in &spec.ports {
@@ -187,12 +191,23 @@ impl Supervisor {
             source,
         })?;
         let mut subject =
-            Process { who: format!("subject `{name}`"), child, ports, log_path, stopped: false, dir: None };
+            Process { who: format!("subject `{name}`"), child, ports, log_path, log_from, stopped: false, dir: None };
         let health = spec.health.as_ref().expect("a checked subject the runner starts has a health check");
         let port = subject.ports[&health.port];
         let check = format!("GET http://127.0.0.1:{port}{}", health.path);
         subject.wait_ready(spec.ready_timeout_s, check, || health_ok(port, &health.path))?;
         Ok(Box::new(subject))
+    }
+
+    /// The log `file` opened for appending, with a line saying which start of the subject follows.
+    fn append_log(&self, file: &str, start: usize) -> Result<(PathBuf, std::fs::File), SupervisorError> {
+        use std::io::Write as _;
+        let path = self.log_dir.join(file);
+        let log_error = |source| SupervisorError::Log { path: path.display().to_string(), source };
+        let mut log = std::fs::OpenOptions::new().append(true).create(true).open(&path).map_err(log_error)?;
+        writeln!(log, "wirebench: start {start} of {PORT_RACES}, on new ports: a port of the last start was taken")
+            .map_err(log_error)?;
+        Ok((path, log))
     }
 
     fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
@@ -232,7 +247,7 @@ impl Launcher for Supervisor {
         // bind (`free_port`); the subject then exits saying so, and starts again on new ports.
         let mut tries = 1;
         loop {
-            match self.spawn_subject(name, spec, &workdir, listen.as_ref()) {
+            match self.spawn_subject(name, spec, &workdir, listen.as_ref(), tries) {
                 Err(e) if tries < PORT_RACES && spec.fixed_ports.is_empty() && e.lost_its_port() => tries += 1,
                 started => return started,
             }
@@ -297,8 +312,15 @@ impl Launcher for Supervisor {
         cmd.stdin(Stdio::null()).stdout(stdout).stderr(log);
         tie_to_runner(&mut cmd, &self.cpus);
         let child = cmd.spawn().map_err(|e| failed(format!("cannot start `{}`: {e}", program.display())))?;
-        let mut service =
-            Process { who: format!("service `{name}`"), child, ports, log_path, stopped: false, dir: Some(dir) };
+        let mut service = Process {
+            who: format!("service `{name}`"),
+            child,
+            ports,
+            log_path,
+            log_from: 0,
+            stopped: false,
+            dir: Some(dir),
+        };
         match &spec.ready {
             Ready::Port(p) => {
                 let port = service.ports[p];
@@ -533,6 +555,8 @@ struct Process {
     child: Child,
     ports: BTreeMap<String, u16>,
     log_path: PathBuf,
+    /// Where this start's output begins in the log (a later start of a subject appends).
+    log_from: u64,
     stopped: bool,
     dir: Option<PathBuf>,
 }
@@ -544,6 +568,9 @@ impl Process {
         loop {
             if let Ok(Some(status)) = self.child.try_wait() {
                 self.stopped = true;
+                // What it started may still hold its ports (a wrapper's server, say).
+                // SAFETY: signalling our own child's process group.
+                unsafe { libc::kill(-(self.child.id() as libc::pid_t), libc::SIGKILL) };
                 return Err(SupervisorError::Exited {
                     who: self.who.clone(),
                     status: status.to_string(),
@@ -567,7 +594,8 @@ impl Process {
     }
 
     fn stderr_tail(&self) -> String {
-        let text = std::fs::read_to_string(&self.log_path).unwrap_or_default();
+        let text = std::fs::read(&self.log_path).unwrap_or_default();
+        let text = String::from_utf8_lossy(text.get(self.log_from as usize..).unwrap_or_default());
         let t = tail(&text);
         if t.is_empty() {
             format!("(empty; see {})", self.log_path.display())
@@ -735,6 +763,11 @@ mod tests {
         let tries = tries(&d);
         assert_eq!(tries.len(), 2, "{tries:?}");
         assert_ne!(tries[0], tries[1], "drawn again: {tries:?}");
+        // The log keeps both starts, the second one named.
+        let log = std::fs::read_to_string(d.path().join("subject-db.log")).unwrap();
+        let lines: Vec<&str> = log.lines().collect();
+        assert_eq!(lines.len(), 3, "{log}");
+        assert!(lines[0].contains("Address already in use") && lines[1].contains("start 2 of 3"), "{log}");
     }
 
     #[test]

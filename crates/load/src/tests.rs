@@ -337,7 +337,8 @@ fn target_of(driver: &str, tls: bool) -> Target {
 /// Every registered driver that speaks to an HTTP server, over both transports. A brokered
 /// driver (`DriverInfo::brokered`) needs a broker between client and server rather than this
 /// HTTP test server; each is tested end to end against its real brokers instead (mqtt:
-/// `subjects/protocols/rust/tests/mqtt.rs`, rumqttd and Mosquitto, and the smoke suite).
+/// Mosquitto in `subjects/protocols/rust/tests/mqtt.rs`, rumqttd in
+/// `subjects/protocols/rumqttd/tests/broker.rs`, and the smoke suite).
 fn every_driver() -> Vec<(&'static str, bool)> {
     DRIVERS.iter().filter(|d| !d.brokered).flat_map(|d| [(d.id, false), (d.id, true)]).collect()
 }

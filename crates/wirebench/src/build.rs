@@ -29,7 +29,7 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
                 format!(
                     "unknown profile `{name}` in {}: use one of {}",
                     path.display(),
-                    profile_names(&suite).join(", ")
+                    suite.profile_names().join(", ")
                 )
             })?),
             None => None,
@@ -38,13 +38,6 @@ pub fn build(args: &BuildArgs) -> anyhow::Result<()> {
     }
     let supervisor = Supervisor::unpinned(root.clone(), root.join("target"));
     run_steps(&plan, &supervisor, args.dry_run)
-}
-
-/// The profiles `--profile` may name for `suite`: the built-in ones, then the suite's own.
-pub fn profile_names(suite: &Suite) -> Vec<&str> {
-    let mut names = vec!["smoke", "quick", "full"];
-    names.extend(suite.profiles.keys().map(String::as_str).filter(|n| !["smoke", "quick", "full"].contains(n)));
-    names
 }
 
 /// `--only GLOB` of `build` and `run`, checked.

@@ -78,7 +78,7 @@ pub fn run(args: &RunArgs) -> anyhow::Result<Ended> {
     }
     let profile_name = args.profile.clone().unwrap_or_else(|| suite.default_profile.clone());
     let mut profile = suite.profile(&profile_name).with_context(|| {
-        format!("unknown profile `{profile_name}`: use one of {}", crate::build::profile_names(&suite).join(", "))
+        format!("unknown profile `{profile_name}`: use one of {}", suite.profile_names().join(", "))
     })?;
     if let Some(max_repeats) = args.until_decided {
         let limits = UntilDecided { max_repeats, budget_s: args.budget_s };

@@ -200,7 +200,7 @@ fn bench_labs_repeats_each_committed_run_as_its_document_says() {
         let path = entry.unwrap().path();
         let suite = path.file_name().unwrap().to_string_lossy().into_owned();
         labs += 1;
-        let prefix = format!("target/release/wirebench run {suite} --no-build --out results/labs ");
+        let prefix = format!("target/release/wirebench run {suite} --out results/labs ");
         let args = commands
             .iter()
             .find_map(|c| c.strip_prefix(&prefix))

@@ -33,7 +33,7 @@ fn target(port: u16) -> Target {
 }
 
 /// Encodes one packet.
-fn bytes_of(packet: Packet) -> Vec<u8> {
+pub fn bytes_of(packet: Packet) -> Vec<u8> {
     let mut buf = BytesMut::new();
     packet.write(&mut buf, usize::MAX).unwrap();
     buf.to_vec()

@@ -90,10 +90,10 @@ pub fn start(bin: &str, args: &[&str], port: u16) -> Server {
 
 /// `bin` with `args` must fail at once: its stderr, which must be one line.
 pub fn one_line_failure(bin: &str, args: &[&str]) -> String {
-    let mut child = command(bin, args).spawn().unwrap();
-    let status = wait_with_timeout(&mut child, STARTUP_LIMIT).expect("exits at once");
+    let mut server = Server(command(bin, args).spawn().unwrap());
+    let status = wait_with_timeout(&mut server.0, STARTUP_LIMIT).expect("exits at once");
     assert!(!status.success());
-    let err = stderr_of(&mut child);
+    let err = stderr_of(&mut server.0);
     assert_eq!(err.lines().count(), 1, "{err}");
     err
 }
