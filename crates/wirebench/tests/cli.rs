@@ -395,7 +395,7 @@ fn bad_input_gives_one_line_and_exit_1() {
     assert_one_line_error(&wirebench(&["run", "smoke", "--no-build", "--only", "nothing*"]), "matches no scenario");
     assert_one_line_error(
         &wirebench(&["run", "protocols", "--no-build", "--profile", "brief", "--only", "conn-net-*"]),
-        "--only `conn-net-*`: profile `brief` skips every scenario it selects (*-net-*)",
+        "--only `conn-net-*`: profile `brief` skips every scenario it selects (*-net-*, mqtt-rumqttd-*)",
     );
     assert_one_line_error(
         &wirebench(&["run", "smoke", "--no-build", "--profile", "smoke", "--until-decided", "5"]),
