@@ -389,9 +389,8 @@ impl Suite {
 
     /// The names `profile` takes: the built-in profiles, then the suite's own.
     pub fn profile_names(&self) -> Vec<&str> {
-        let builtin = ["smoke", "quick", "full"];
-        let own = self.profiles.keys().map(String::as_str).filter(|n| !builtin.contains(n));
-        builtin.into_iter().chain(own).collect()
+        let own = self.profiles.keys().map(String::as_str).filter(|n| !Profile::BUILTIN.contains(n));
+        Profile::BUILTIN.into_iter().chain(own).collect()
     }
 
     /// The profile by name, or the built-in one (`Profile::builtin`: `smoke`, `quick`, `full`).

@@ -53,6 +53,9 @@ fn one_round() -> u32 {
 }
 
 impl Profile {
+    /// The names `builtin` knows, in the order of their repeats.
+    pub const BUILTIN: [&'static str; 3] = ["smoke", "quick", "full"];
+
     /// The built-in profile of this name (`smoke` 1 repeat at 5 %, `quick` 3, `full` 10).
     pub fn builtin(name: &str) -> Option<Profile> {
         let (repeats, scale) = match name {
@@ -156,6 +159,13 @@ impl UntilDecided {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_builtin_names_are_the_builtin_profiles() {
+        let repeats: Vec<u32> = Profile::BUILTIN.iter().map(|n| Profile::builtin(n).expect(n).repeats).collect();
+        assert_eq!(repeats, [1, 3, 10]);
+        assert!(Profile::builtin("brief").is_none());
+    }
 
     #[test]
     fn harness_repeats_split_into_rounds_larger_first() {
