@@ -133,12 +133,25 @@ impl Supervisor {
         Ok(())
     }
 
-    /// Creates `<log_dir>/<file>` for a process's output.
-    fn log_file(&self, file: &str) -> Result<(PathBuf, std::fs::File), SupervisorError> {
+    /// `<log_dir>/<file>` for a process's output: created, or for a later `start` of a subject
+    /// appended to, below a line naming that start.
+    fn log_file(&self, file: &str, start: Option<usize>) -> Result<(PathBuf, std::fs::File), SupervisorError> {
+        use std::io::Write as _;
         let path = self.log_dir.join(file);
         let log_error = |source| SupervisorError::Log { path: path.display().to_string(), source };
         std::fs::create_dir_all(&self.log_dir).map_err(log_error)?;
-        let log = std::fs::File::create(&path).map_err(log_error)?;
+        let log = match start {
+            None => std::fs::File::create(&path).map_err(log_error)?,
+            Some(start) => {
+                let mut log = std::fs::OpenOptions::new().append(true).create(true).open(&path).map_err(log_error)?;
+                writeln!(
+                    log,
+                    "wirebench: start {start} of {PORT_RACES}, on new ports: a port of the last start was taken"
+                )
+                .map_err(log_error)?;
+                log
+            }
+        };
         Ok((path, log))
     }
 
@@ -168,7 +181,7 @@ impl Supervisor {
         let program = resolve_program(&spec.command[0], workdir);
         let file = format!("subject-{name}.log");
         // A start after a lost port goes on in the same log, below the start that lost it.
-        let (log_path, log) = if start == 1 { self.log_file(&file)? } else { self.append_log(&file, start)? };
+        let (log_path, log) = self.log_file(&file, (start > 1).then_some(start))?;
         let log_from = log.metadata().map_or(0, |m| m.len());
         let mut cmd = Command::new(&program);
         cmd.args(&spec.command[1..]).current_dir(workdir).envs(&spec.env);
@@ -197,17 +210,6 @@ impl Supervisor {
         let check = format!("GET http://127.0.0.1:{port}{}", health.path);
         subject.wait_ready(spec.ready_timeout_s, check, || health_ok(port, &health.path))?;
         Ok(Box::new(subject))
-    }
-
-    /// The log `file` opened for appending, with a line saying which start of the subject follows.
-    fn append_log(&self, file: &str, start: usize) -> Result<(PathBuf, std::fs::File), SupervisorError> {
-        use std::io::Write as _;
-        let path = self.log_dir.join(file);
-        let log_error = |source| SupervisorError::Log { path: path.display().to_string(), source };
-        let mut log = std::fs::OpenOptions::new().append(true).create(true).open(&path).map_err(log_error)?;
-        writeln!(log, "wirebench: start {start} of {PORT_RACES}, on new ports: a port of the last start was taken")
-            .map_err(log_error)?;
-        Ok((path, log))
     }
 
     fn workdir(&self, spec: &SubjectSpec) -> PathBuf {
@@ -304,7 +306,7 @@ impl Launcher for Supervisor {
                 Ok(()) => {}
             }
         }
-        let (log_path, log) = self.log_file(&format!("{stem}.log"))?;
+        let (log_path, log) = self.log_file(&format!("{stem}.log"), None)?;
         let stdout =
             log.try_clone().map_err(|source| SupervisorError::Log { path: log_path.display().to_string(), source })?;
         let mut cmd = Command::new(&program);
@@ -340,7 +342,7 @@ impl Launcher for Supervisor {
     fn harness(&self, h: &HarnessSpec, args: &[String], line: &mut dyn FnMut(&str)) -> Result<(), SupervisorError> {
         let workdir = self.dir(h.workdir.as_deref());
         let program = resolve_program(&h.command[0], &workdir);
-        let (log_path, log) = self.log_file(&format!("harness-{}.log", h.id))?;
+        let (log_path, log) = self.log_file(&format!("harness-{}.log", h.id), None)?;
         let mut cmd = Command::new(&program);
         cmd.args(&h.command[1..]).args(args).current_dir(&workdir);
         cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(log);
