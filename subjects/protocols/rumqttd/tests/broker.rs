@@ -19,7 +19,7 @@ fn the_embedded_broker_echoes_and_refuses_bad_clients_alone() {
 #[test]
 fn without_a_broker_port_or_with_a_taken_port_it_fails_in_one_line() {
     let http = common::free_port().to_string();
-    let err = common::one_line_failure(BIN, &["--port", &http]);
+    let (_, err) = common::one_line_failure(BIN, &["--port", &http]);
     assert!(err.contains("--mqtt-port"), "{err}");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();

@@ -10,8 +10,9 @@
 //! by the runner as a service) or embedded: `protocols-rumqttd` (its own package,
 //! subjects/protocols/rumqttd) runs rumqttd and this responder in one process. The responder is
 //! the same TCP client in both cases (rumqttc's MQTT 3.1.1 codec on a socket of its own, see
-//! `session`), so the two rows differ by the broker alone. `GET /health` on `--port` answers 200 once the responder's subscription is
-//! acknowledged, so the runner's readiness means "round trips work".
+//! `session`), so the two rows differ by the broker alone. `GET /health` on `--port` answers 200
+//! once the responder's subscription is acknowledged, so the runner's readiness means "round
+//! trips work".
 //!
 //! Bad input is the broker's to refuse: a malformed packet or a publish over the size limit
 //! (`PACKET_MAX`, the same for both brokers) closes that client's connection only.

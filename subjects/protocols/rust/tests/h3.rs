@@ -160,14 +160,10 @@ fn malformed_streams_get_h3_errors_and_other_connections_go_on() {
 fn a_taken_udp_port_fails_with_one_line() {
     let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     let h3 = taken.local_addr().unwrap().port();
-    let mut child = common::command(BIN, &["--port", &common::free_port().to_string(), "--h3-port", &h3.to_string()])
-        .spawn()
-        .unwrap();
-    let status = common::wait_with_timeout(&mut child, common::STARTUP_LIMIT).expect("exits at once");
-    assert_eq!(status.code(), Some(1));
-    let err = common::stderr_of(&mut child);
+    let (code, err) =
+        common::one_line_failure(BIN, &["--port", &common::free_port().to_string(), "--h3-port", &h3.to_string()]);
+    assert_eq!(code, Some(1), "{err:?}");
     assert!(err.starts_with(&format!("protocols-rust: cannot bind UDP 127.0.0.1:{h3}: ")), "{err:?}");
-    assert_eq!(err.lines().count(), 1, "{err:?}");
 }
 
 /// As over TCP: HEAD gets GET's status and headers and no content, and a 405 carries `Allow`

@@ -47,7 +47,7 @@ fn mosquitto_as_the_suite_starts_it_echoes_and_refuses_bad_clients_alone() {
 #[test]
 fn without_a_broker_address_or_with_a_taken_port_it_fails_in_one_line() {
     let http = common::free_port().to_string();
-    let err = common::one_line_failure(BIN, &["--port", &http]);
+    let (_, err) = common::one_line_failure(BIN, &["--port", &http]);
     assert!(err.contains("--broker"), "{err}");
     let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = taken.local_addr().unwrap().port();

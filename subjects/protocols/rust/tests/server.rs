@@ -7,7 +7,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{command, free_port, http_get, stderr_of, wait_with_timeout, IO_TIMEOUT, STARTUP_LIMIT};
+use common::{free_port, http_get, wait_with_timeout, IO_TIMEOUT};
 
 const BIN: &str = env!("CARGO_BIN_EXE_protocols-rust");
 
@@ -227,10 +227,7 @@ fn taken_tls_port_fails_with_one_line() {
 
 #[test]
 fn bad_flag_is_one_line_usage_error() {
-    let mut child = command(BIN, &["--port", "1", "--bogus"]).spawn().unwrap();
-    let status = wait_with_timeout(&mut child, STARTUP_LIMIT).expect("exits at once");
-    assert!(!status.success());
-    let err = stderr_of(&mut child);
+    let (_, err) = common::one_line_failure(BIN, &["--port", "1", "--bogus"]);
     assert_eq!(err, "error: unexpected argument '--bogus' found\n");
 }
 

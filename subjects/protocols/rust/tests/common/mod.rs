@@ -88,32 +88,26 @@ pub fn start(bin: &str, args: &[&str], port: u16) -> Server {
     }
 }
 
-/// `bin` with `args` must fail at once: its stderr, which must be one line.
-pub fn one_line_failure(bin: &str, args: &[&str]) -> String {
+/// `bin` with `args` must fail at once (it is killed if it keeps running) with one line on
+/// stderr: its exit code and that line.
+pub fn one_line_failure(bin: &str, args: &[&str]) -> (Option<i32>, String) {
     let mut server = Server(command(bin, args).spawn().unwrap());
-    let status = wait_with_timeout(&mut server.0, STARTUP_LIMIT).expect("exits at once");
+    let status = wait_with_timeout(&mut server.0, STARTUP_LIMIT)
+        .unwrap_or_else(|| panic!("{bin} {args:?} kept running instead of failing"));
     assert!(!status.success());
     let err = stderr_of(&mut server.0);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    err
+    assert_eq!(err.lines().count(), 1, "stderr: {err:?}");
+    (status.code(), err)
 }
 
 /// `bin` with `args` must exit 1 at once with one line naming the taken `port`.
 pub fn assert_bind_failure(bin: &str, args: &[&str], port: u16) {
-    let mut child = command(bin, args).spawn().unwrap();
-    let status = wait_with_timeout(&mut child, STARTUP_LIMIT);
-    if status.is_none() {
-        let _ = child.kill();
-        let _ = child.wait();
-        panic!("server kept running although port {port} was taken");
-    }
-    assert_eq!(status.unwrap().code(), Some(1));
-    let err = stderr_of(&mut child);
+    let (code, err) = one_line_failure(bin, args);
+    assert_eq!(code, Some(1), "stderr: {err:?}");
     let name = std::path::Path::new(bin).file_name().unwrap().to_string_lossy();
     let prefix = format!("{name}: cannot bind 127.0.0.1:{port}: ");
     assert!(err.starts_with(&prefix), "stderr: {err:?}");
     assert!(err.contains("os error"), "stderr: {err:?}");
-    assert_eq!(err.lines().count(), 1, "stderr: {err:?}");
 }
 
 /// A taken cleartext port, then a taken TLS port, each fail `bin` with one line.
