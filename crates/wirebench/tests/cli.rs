@@ -503,14 +503,16 @@ fn compare_fails_on_a_flipped_verdict_and_says_which() {
             std::fs::copy(committed.join(f), dir.join(f)).unwrap();
         }
     }
-    // B's HTTP/3 1 MB row ten times as fast: "h3 serves fewer 1 MB answers than h2+TLS" refuted.
+    // B's HTTP/3 HOL row at a tenth of its req/s: "h3 keeps h2's HOL advantage (> 10× h1)"
+    // refuted. The HOL rows are set by the endpoint's 50 ms sleep, not by the instrument, so the
+    // claim is judged in every committed run.
     let lines = std::fs::read_to_string(b.path().join("measurements.jsonl")).unwrap();
     let faster: Vec<String> = lines
         .lines()
         .map(|l| {
             let mut m: serde_json::Value = serde_json::from_str(l).unwrap();
-            if m["scenario"] == "rest-h3-1mb" {
-                m["metrics"]["rps"] = (m["metrics"]["rps"].as_f64().unwrap() * 10.0).into();
+            if m["scenario"] == "rest-h3-hol" {
+                m["metrics"]["rps"] = (m["metrics"]["rps"].as_f64().unwrap() * 0.1).into();
             }
             m.to_string()
         })
@@ -529,11 +531,11 @@ fn compare_fails_on_a_flipped_verdict_and_says_which() {
         .filter(|x| x["flip"] == "hard")
         .map(|x| x["id"].as_str().unwrap())
         .collect();
-    assert!(flipped.contains(&"h3-below-h2-tls-at-1mb"), "{flipped:?}");
+    assert!(flipped.contains(&"h3-multiplexes-like-h2-on-hol"), "{flipped:?}");
     assert_eq!(c["hard_flips"].as_u64(), Some(flipped.len() as u64));
     let text = wirebench(&["compare", pa, pb]);
     assert_eq!(text.status.code(), Some(0), "without --fail-on-flip a flip is reported, not failed");
-    assert!(String::from_utf8_lossy(&text.stdout).contains("h3-below-h2-tls-at-1mb: confirmed"));
+    assert!(String::from_utf8_lossy(&text.stdout).contains("h3-multiplexes-like-h2-on-hol: confirmed"));
 }
 
 #[test]
@@ -693,6 +695,9 @@ threshold = 1000000000.0
 /// names it; A against itself passes, and so does B at 0.97 of A (inside 5 %).
 #[test]
 fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval() {
+    // The HOL row is paced by the endpoint's 50 ms sleep, so its repeats agree within 1 % in any
+    // committed run, and 0.7 of it lies past 5 % over its whole interval; a row the machine's
+    // pace moves (rest-h1-1kb: 72k-128k req/s in one run) may not.
     let committed = workspace().join("docs/labs/results/protocols");
     let scaled = |factor: f64| {
         let dir = tempfile::tempdir().unwrap();
@@ -702,7 +707,7 @@ fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval()
             .lines()
             .map(|l| {
                 let mut m: serde_json::Value = serde_json::from_str(l).unwrap();
-                if m["scenario"] == "rest-h1-1kb" && m["metrics"]["rps"].is_number() {
+                if m["scenario"] == "rest-h1-hol" && m["metrics"]["rps"].is_number() {
                     m["metrics"]["rps"] = (m["metrics"]["rps"].as_f64().unwrap() * factor).into();
                 }
                 m.to_string()
@@ -728,7 +733,7 @@ fn compare_fails_if_a_row_is_slower_past_the_tolerance_over_its_whole_interval()
         .iter()
         .map(|x| (x["scenario"].as_str().unwrap(), x["metric"].as_str().unwrap()))
         .collect();
-    assert_eq!(slower, [("rest-h1-1kb", "rps")]);
+    assert_eq!(slower, [("rest-h1-hol", "rps")]);
     assert_eq!(c["gate"]["tolerance"].as_f64(), Some(0.05));
     assert_eq!(compare(&a, &[]).status.code(), Some(0));
     let near = compare(&near, &["--tolerance", "5%"]);
