@@ -15,6 +15,7 @@ mod labs;
 mod load;
 mod model;
 mod numbers;
+mod pace;
 mod published;
 mod render;
 mod section;

@@ -17,7 +17,7 @@ use crate::error::ReportError;
 use crate::labs::LABS;
 use crate::section::{Block, Para, Run, Section};
 use crate::table::Text;
-use crate::{claims, load, numbers, published, timeline};
+use crate::{claims, load, numbers, pace, published, timeline};
 
 /// A results directory, summarised.
 #[derive(Debug, Clone)]
@@ -39,6 +39,9 @@ pub struct Report {
     pub foreign: Vec<Sensed>,
     /// Every load repeat's run over time, in the order of the run (contended ones left out).
     pub timelines: Vec<timeline::Repeat>,
+    /// Each round's pace against its rows' medians (`pace::round_pace`); empty for a run with
+    /// too few rows or rounds to tell.
+    pub pace: Vec<(u32, f64)>,
 }
 
 /// One repeat's foreign work, where the run sensed it and stamped its time (`at_s`).
@@ -99,8 +102,20 @@ impl Report {
                 Some(timeline::Repeat { scenario: m.scenario.clone(), repeat: m.repeat, timeline })
             })
             .collect();
+        let pace = pace::round_pace(&results.measurements);
         let torn_last_line = results.torn_last_line;
-        Report { run: results.run, suite, rows, claims, claims_from, published, torn_last_line, foreign, timelines }
+        Report {
+            run: results.run,
+            suite,
+            rows,
+            claims,
+            claims_from,
+            published,
+            torn_last_line,
+            foreign,
+            timelines,
+            pace,
+        }
     }
 
     /// Every section in reading order: the headline, the claims, the load rows' table, steps and
@@ -250,6 +265,27 @@ impl Report {
                      the kernel could see, another guest of this host or its clock slowed a core. Rows may not agree \
                      with a second run; the noisy flags show which varied within this one.",
                     speed::UNSTEADY
+                ),
+            });
+        }
+        if let Some((round, pace)) = pace::off_pace(&self.pace) {
+            let others: Vec<String> = self
+                .pace
+                .iter()
+                .filter(|&&(r, _)| r != round)
+                .map(|&(r, p)| format!("round {r} {}", numbers::ratio(p)))
+                .collect();
+            out.push(RunWarning {
+                title: "The machine's pace changed between rounds.",
+                detail: format!(
+                    "In round {round} the median row ran at {} of its own median req/s ({}), beyond the {:.0} % \
+                     within which two runs of this machine agree. Most rows moved at once, which one noisy row cannot \
+                     do: for a stretch of the run the machine itself ran at another pace, whether or not steal, \
+                     foreign work or the probe of the CPUs' speed showed it. The rounds spread it over every row, so \
+                     it widens intervals rather than favouring a row; a second run may not agree.",
+                    numbers::ratio(pace),
+                    others.join(", "),
+                    (wirebench_core::claims::EQUIVALENCE - 1.0) * 100.0
                 ),
             });
         }
@@ -505,6 +541,21 @@ mod tests {
         results.run.cpu_speed[3].slices_us = vec![12_000; 8];
         let w = unsteady(&Report::of(results, None)).expect("a warning at 1.5x");
         assert!(w.detail.contains("took 1.50× as long on CPU 1 as on the fastest (over 1.18× counts)"), "{}", w.detail);
+    }
+
+    /// A round most of whose rows ran below their medians warns, naming every round's pace; rounds
+    /// within the band between two runs do not.
+    #[test]
+    fn a_round_off_pace_warns_and_names_each_rounds_pace() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let mut report = Report::of(read_results(dir.path()).unwrap(), None);
+        let pace = |r: &Report| r.warnings().into_iter().find(|w| w.title.contains("pace"));
+        report.pace = vec![(1, 1.0), (2, 1.01), (3, 0.97)];
+        assert!(pace(&report).is_none(), "0.97 is inside the 5 % band");
+        report.pace = vec![(1, 1.0), (2, 1.01), (3, 0.897)];
+        let w = pace(&report).expect("a warning at 0.897");
+        assert!(w.detail.starts_with("In round 3 the median row ran at 0.897× of its own median req/s (round 1 1.00×, round 2 1.01×), beyond the 5 %"), "{}", w.detail);
     }
 
     /// Repeats stamped with their time and foreign share give the Method a chart of the foreign
