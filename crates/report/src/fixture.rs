@@ -250,7 +250,8 @@ pub fn add_published(dir: &Path, name: &str) {
     std::fs::write(&path, serde_json::to_string_pretty(&run).unwrap()).unwrap();
 }
 
-fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurement {
+/// One repeat of `spec` as the runner writes it: its req/s, or its failure.
+pub fn measurement(spec: &Spec, repeat: u32, outcome: Result<f64, &str>) -> Measurement {
     let mut params: BTreeMap<String, serde_json::Value> = BTreeMap::new();
     params.insert("connections".into(), spec.connections.into());
     params.insert("streams".into(), spec.streams.into());

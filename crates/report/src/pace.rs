@@ -67,38 +67,25 @@ pub fn off_pace(paces: &[(u32, f64)]) -> Option<(u32, f64)> {
 mod tests {
     use super::*;
 
+    use crate::fixture::{self, Spec};
+
+    const ROWS: [&str; 8] = ["r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7"];
+
     /// A load row's repeat, as the runner writes it.
-    fn repeat(scenario: &str, round: u32, rps: f64) -> Measurement {
-        Measurement {
-            schema_version: wirebench_core::schema::SCHEMA_VERSION,
-            run_id: "r".into(),
-            suite: "s".into(),
-            scenario: scenario.into(),
-            subject: "rest".into(),
-            lang: "rust".into(),
-            lab: Some("protocols".into()),
-            transport: Some("h1".into()),
-            net: None,
-            protocol: Some("http1".into()),
-            format: None,
-            params: BTreeMap::new(),
-            repeat: round,
-            status: Status::Ok,
-            error: None,
-            metrics: wirebench_core::schema::Metrics { rps: Some(rps), ..Default::default() },
-        }
+    fn repeat(scenario: &'static str, round: u32, rps: f64) -> Measurement {
+        fixture::measurement(&Spec::new(scenario, "http1", "1KB", &[]), round, Ok(rps))
     }
 
     /// Eight rows over three rounds, each row at its own rate; `third` scales every row's third
     /// repeat, and row `r0` is noisy on its own in round 1.
     fn run(third: f64) -> Vec<Measurement> {
         let mut out = Vec::new();
-        for row in 0..8 {
+        for (row, id) in ROWS.into_iter().enumerate() {
             let rate = 1000.0 * (row + 1) as f64;
             let noise = if row == 0 { 0.6 } else { 1.0 };
-            out.push(repeat(&format!("r{row}"), 1, rate * noise));
-            out.push(repeat(&format!("r{row}"), 2, rate * 1.01));
-            out.push(repeat(&format!("r{row}"), 3, rate * third));
+            out.push(repeat(id, 1, rate * noise));
+            out.push(repeat(id, 2, rate * 1.01));
+            out.push(repeat(id, 3, rate * third));
         }
         out
     }
