@@ -6,7 +6,7 @@ use std::path::Path;
 
 use wirebench_core::claims::{judge_at, Judged};
 use wirebench_core::results::{Results, ScenarioSummary, RUN_FILE};
-use wirebench_core::schema::{RunInfo, Status};
+use wirebench_core::schema::RunInfo;
 use wirebench_core::speed;
 use wirebench_core::stats::ALPHA;
 use wirebench_core::suite::{Claim, PublishedTable, Suite};
@@ -96,7 +96,7 @@ impl Report {
         let timelines = results
             .measurements
             .iter()
-            .filter(|m| m.transport.is_some() && m.status == Status::Ok && m.metrics.contended != Some(true))
+            .filter(|m| pace::is_load_repeat(m))
             .filter_map(|m| {
                 let timeline = m.metrics.timeline.clone()?;
                 Some(timeline::Repeat { scenario: m.scenario.clone(), repeat: m.repeat, timeline })

@@ -22,14 +22,19 @@ pub const PACE_MIN_ROWS: usize = 5;
 /// that its median stands between them.
 pub const PACE_MIN_ROUNDS: usize = 3;
 
+/// A load row's repeat that counts: it completed and was not contended (a contended repeat was
+/// measured again, and the new line counts).
+pub fn is_load_repeat(m: &Measurement) -> bool {
+    m.transport.is_some() && m.status == Status::Ok && m.metrics.contended != Some(true)
+}
+
 /// How fast each round ran against the run as a whole: for every load row with an uncontended
 /// repeat in at least `PACE_MIN_ROUNDS` rounds, each repeat's req/s over the row's median; a
-/// round's pace is the median of its repeats' ratios. A contended repeat is left out: it was
-/// measured again, and the new line counts.
+/// round's pace is the median of its repeats' ratios (`is_load_repeat` says which count).
 pub fn round_pace(measurements: &[Measurement]) -> Vec<(u32, f64)> {
     let mut rows: BTreeMap<&str, Vec<(u32, f64)>> = BTreeMap::new();
     for m in measurements {
-        if m.transport.is_none() || m.status != Status::Ok || m.metrics.contended == Some(true) {
+        if !is_load_repeat(m) {
             continue;
         }
         if let Some(rps) = m.metrics.rps.filter(|r| r.is_finite() && *r > 0.0) {
