@@ -151,7 +151,7 @@ test-formats: ## The formats harnesses' tests: vectors, round trips, bad input, 
 reproduce: build ## Run protocols' brief profile twice idle and once beside a busy process, and print how far the runs agree (bench/reproduce)
 	bench/reproduce
 
-labs: build ## Run every lab's committed run again at this clean revision into docs/labs/results (bench/labs; about 3.5 h on 2 cores; LABS="restcache" for some), then `make docs`
+labs: build ## Run every lab's committed run again at this clean revision into docs/labs/results (bench/labs; about 4.5 h on the slower 2-core host, restcache 2.25 h of it; LABS="restcache" for some), then `make docs`
 	bench/labs $(LABS)
 
 bench: setup build setup-ghz setup-oha setup-jmeter ## The instrument against h2load, wrk, ghz, oha (HTTP/3) and JMeter (a thread group) on the same subjects: prints ratios
