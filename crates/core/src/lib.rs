@@ -1,6 +1,7 @@
 //! wirebench-core: suites, scenarios, the runner and subject supervisor, statistics, claims and
 //! the results schema shared by every part of wirebench.
 
+pub mod bottleneck;
 pub mod build;
 pub mod claims;
 pub mod contention;

@@ -212,6 +212,17 @@ pub fn own_cpu_s() -> f64 {
     }
 }
 
+/// CPU time the calling thread has used so far (a system call: `CLOCK_THREAD_CPUTIME_ID` has
+/// no vDSO path).
+pub fn thread_cpu() -> std::time::Duration {
+    // SAFETY: clock_gettime fills a zeroed struct.
+    unsafe {
+        let mut t: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t);
+        std::time::Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+}
+
 pub(crate) fn clock_ticks() -> f64 {
     // SAFETY: sysconf has no preconditions.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };

@@ -173,6 +173,12 @@ pub const METRICS: &[Metric] = &[
     // req/s over the first's (how much the subject sped up while warming).
     extra("warmup_windows", Count, false),
     extra("warmup_gain", Factor, false),
+    // The probe after a repeat the CPU test flagged (`bottleneck`): the capped slices' bytes over
+    // the free ones', its 95 % interval, and the share of the capped slices' time the load slept.
+    extra("capped_ratio", Factor, false),
+    extra("capped_lo", Factor, false),
+    extra("capped_hi", Factor, false),
+    extra("capped_paused", Share, false),
     extra("parse_us", Micros, true),
     extra("total_us", Micros, true),
     extra("io_us", Micros, false),

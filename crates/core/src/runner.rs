@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::bottleneck::{self, Bottleneck};
 use crate::claims::{judge_at, Outcome, Reason, Verdict};
 use crate::contention::Sensor;
 use crate::machine;
@@ -140,6 +141,8 @@ pub struct LoadResult {
     /// The 99th percentile latency of the calls that ended in each second from the start, µs (0
     /// for a second without one; empty for thread groups and loads of several workers).
     pub p99_per_second_us: Vec<u64>,
+    /// A probe load's answers per slice and pause (`Plan::cap`, `bottleneck`).
+    pub capped: Option<crate::bottleneck::Slices>,
 }
 
 /// Sends load; implemented by the load engine and by mocks.
@@ -891,6 +894,17 @@ impl Ctx<'_> {
                 if let Some(f) = foreign {
                     f.stamp(&mut m);
                 }
+                // The CPU test screens, a probe judges (`bottleneck`): only where the test is all the
+                // runner has, a closed loop on this machine, and the repeat is not measured again.
+                let asked = r.workers.is_empty() && s.rate.is_none() && crossed.is_none();
+                if asked && m.instrument_bound == Some(true) && m.contended != Some(true) {
+                    if let Ok(p) = ask_bottleneck(self.executor, s, plan, r.duration, target, self.progress.live()) {
+                        m.instrument_bound = Some(!p.cleared());
+                        for (key, value) in [("ratio", p.ratio), ("lo", p.lo), ("hi", p.hi), ("paused", p.paused)] {
+                            m.extra.insert(format!("capped_{key}"), value);
+                        }
+                    }
+                }
                 self.row(s, repeat, Ok(m)).with_errors(&r)
             }
         }
@@ -1081,6 +1095,28 @@ impl WithErrors for Measurement {
         }
         self
     }
+}
+
+/// Asks whether the instrument set a closed loop's pace (`bottleneck`): `plan` again for as long
+/// as the load it follows took (`took`; at least `bottleneck::LEAST`), the instrument capped in
+/// every other slice. Why there is no answer when the load failed, had errors or could not tell
+/// (`Bottleneck::read`).
+pub fn ask_bottleneck(
+    executor: &dyn Executor,
+    s: &Scenario,
+    plan: &Plan,
+    took: Duration,
+    target: &Target,
+    live: &AtomicU64,
+) -> Result<Bottleneck, String> {
+    let stop = Stop::Duration(took.max(bottleneck::LEAST));
+    let capped = Plan { cap: Some(bottleneck::CAP), stop, ..*plan };
+    live.store(0, Ordering::Relaxed);
+    let r = executor.measure(s, &capped, target, live).map_err(|e| format!("the probe's load failed: {e}"))?;
+    if r.errors > 0 {
+        return Err(format!("the probe's load had {} errors", r.errors));
+    }
+    Bottleneck::read(&r.capped.unwrap_or_default(), r.duration)
 }
 
 /// What the instrument spent on a repeat, and the CPUs it had.

@@ -275,6 +275,29 @@ pub struct LoadOutput {
     /// `merge`: the workers started too far apart for their loads to add up.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skewed: Option<bool>,
+    /// `--bottleneck`: whether this client set the pace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck: Option<BottleneckOutput>,
+}
+
+/// `wirebench load --bottleneck`: the load again with the instrument capped at `cap` of its time in
+/// every other slice, and the capped slices' answers over the free ones'
+/// (`wirebench_core::bottleneck`); `error` says why there is no ratio.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BottleneckOutput {
+    pub cap: f64,
+    /// Geometric mean of the pairs' ratios and its 95 % interval.
+    pub ratio: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub pairs: Option<usize>,
+    /// Share of the capped slices' time the load paused.
+    pub paused: Option<f64>,
+    /// The client may have set the pace: the interval's low end is under `bottleneck::CLEAR`, or the
+    /// probe could not tell.
+    pub instrument_bound: bool,
+    pub error: Option<String>,
 }
 
 /// A latency distribution in `LoadOutput`, µs.

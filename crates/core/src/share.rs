@@ -38,6 +38,7 @@ impl WorkerShare {
                 duration => duration,
             },
             rate: whole.rate.map(|r| self.of_rate(r)),
+            cap: whole.cap,
         }
     }
 }
@@ -101,7 +102,7 @@ mod tests {
 
     #[test]
     fn a_plan_is_shared_by_connections_requests_and_rate_but_not_duration() {
-        let whole = Plan { connections: 5, streams: 4, stop: Stop::Requests(6001), rate: Some(900.0) };
+        let whole = Plan { connections: 5, streams: 4, stop: Stop::Requests(6001), rate: Some(900.0), cap: None };
         let shares: Vec<Plan> = (0..2).map(|index| WorkerShare { index, count: 2 }.of_plan(&whole)).collect();
         assert_eq!(shares.iter().map(|p| p.connections).collect::<Vec<_>>(), [3, 2]);
         assert_eq!(shares.iter().map(|p| p.stop).collect::<Vec<_>>(), [Stop::Requests(3001), Stop::Requests(3000)]);

@@ -79,6 +79,7 @@ fn merged(workers: &[Worker], w: &Windows) -> anyhow::Result<LoadResult> {
         // Not in a worker's record: each worker's own output keeps its run over time.
         errors_per_tick: Vec::new(),
         p99_per_second_us: Vec::new(),
+        capped: None,
     })
 }
 

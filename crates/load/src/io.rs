@@ -28,6 +28,13 @@ pub struct Counters {
     pub received: Cell<u64>,
 }
 
+impl Counters {
+    /// Bytes sent and received.
+    pub fn moved(&self) -> u64 {
+        self.sent.get() + self.received.get()
+    }
+}
+
 /// A stream that adds what it reads and writes to `Counters`.
 pub struct Counted<S> {
     inner: S,
@@ -50,6 +57,9 @@ impl<S: AsyncRead + Unpin> AsyncRead for Counted<S> {
         let r = Pin::new(&mut self.inner).poll_read(cx, buf);
         let n = (buf.filled().len() - before) as u64;
         self.counters.received.set(self.counters.received.get() + n);
+        if n > 0 {
+            crate::cap::on_io(self.counters.moved());
+        }
         r
     }
 }
@@ -59,6 +69,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
         let r = Pin::new(&mut self.inner).poll_write(cx, data);
         if let Poll::Ready(Ok(n)) = r {
             self.counters.sent.set(self.counters.sent.get() + n as u64);
+            crate::cap::on_io(self.counters.moved());
         }
         r
     }
@@ -71,6 +82,7 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
         let r = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
         if let Poll::Ready(Ok(n)) = r {
             self.counters.sent.set(self.counters.sent.get() + n as u64);
+            crate::cap::on_io(self.counters.moved());
         }
         r
     }

@@ -2,6 +2,7 @@
 //! connections; one worker loop (`worker`) drives them under a stop condition and an optional
 //! rate; `LoadEngine` plugs the engine into the runner, verifying answers before timing them.
 
+mod cap;
 pub mod driver;
 pub mod drivers;
 pub mod error;

@@ -446,7 +446,7 @@ fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
         let mut s = scenario(driver, tls, "/bytes/1024");
         s.expect.body_bytes = Some(1024);
 
-        let plan = Plan { connections: 3, streams, stop: Stop::Requests(300), rate: None };
+        let plan = Plan { connections: 3, streams, stop: Stop::Requests(300), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.errors), (300, 0), "{label}");
         assert_eq!(r.per_tick.iter().sum::<u64>(), 300, "{label}: every answer in its tick");
@@ -457,13 +457,14 @@ fn every_driver_runs_closed_and_open_model_loads_to_their_stop() {
         // An SSE answer is an event stream even with one event; the others answer once.
         assert_eq!(r.first_message.is_some(), driver == "sse", "{label}: time to first message");
 
-        let plan = Plan { connections: 2, streams, stop: Stop::Duration(Duration::from_millis(200)), rate: None };
+        let plan =
+            Plan { connections: 2, streams, stop: Stop::Duration(Duration::from_millis(200)), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert!(r.requests > 0 && r.errors == 0, "{label}: {r:?}");
         assert!(r.duration >= Duration::from_millis(200), "{label}: {:?}", r.duration);
 
         // 100 requests at 1000/s take at least 99 ms: the arrival schedule is kept.
-        let plan = Plan { connections: 2, streams, stop: Stop::Requests(100), rate: Some(1000.0) };
+        let plan = Plan { connections: 2, streams, stop: Stop::Requests(100), rate: Some(1000.0), cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!(r.requests, 100, "{label}");
         assert!(r.duration >= Duration::from_millis(99), "{label}: {:?}", r.duration);
@@ -506,7 +507,7 @@ fn thread_groups_run_steps_with_variables_and_count_each_step() {
     let target = target_of("http1", false);
     let engine = LoadEngine { threads: 2 };
     engine.verify(&s, &target).unwrap();
-    let plan = Plan { connections: 3, streams: 1, stop: Stop::Requests(30), rate: None };
+    let plan = Plan { connections: 3, streams: 1, stop: Stop::Requests(30), rate: None, cap: None };
     let live = AtomicU64::new(0);
     let r = engine.measure(&s, &plan, &target, &live).unwrap();
     assert_eq!((r.iterations, r.requests, r.errors), (Some(30), 90, 0), "{r:?}");
@@ -540,7 +541,8 @@ fn thread_group_users_ramp_up_and_unsupported_drivers_refuse_steps() {
     let mut s = scenario("http1", false, "");
     s.script = Some(script_of(GROUPS, "echo"));
     s.ramp_up_s = Some(0.3);
-    let plan = Plan { connections: 3, streams: 1, stop: Stop::Duration(Duration::from_millis(100)), rate: None };
+    let plan =
+        Plan { connections: 3, streams: 1, stop: Stop::Duration(Duration::from_millis(100)), rate: None, cap: None };
     let r = LoadEngine { threads: 1 }.measure(&s, &plan, &target_of("http1", false), &AtomicU64::new(0)).unwrap();
     // The third user starts 0.2 s in, after the 0.1 s of load: it never runs.
     assert!(r.iterations.unwrap() > 0 && r.errors == 0, "{r:?}");
@@ -558,7 +560,7 @@ fn wrong_answers_are_counted_not_timed() {
     // and a session the server closes is an error (websocket_* below).
     for (driver, tls) in every_driver().into_iter().filter(|(d, _)| *d != "websocket") {
         let s = scenario(driver, tls, "/fail");
-        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(20), rate: None };
+        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(20), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.errors), (0, 20), "{driver}");
         assert_eq!(r.first_error, Some(failed(driver)));
@@ -591,7 +593,7 @@ fn bodies_from_text_and_files_are_sent_as_given() {
         s.body_file = Some(file.path().display().to_string());
         s.expect.body_sha256 = Some(sha256_hex(b"\x00\x01binary\xff"));
         LoadEngine { threads: 1 }.verify(&s, &target_of(driver, tls)).unwrap_or_else(|e| panic!("{driver} {tls}: {e}"));
-        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(10), rate: None };
+        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(10), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (10, 10, 0), "{driver} {tls}");
     }
@@ -634,7 +636,7 @@ fn grpc_calls_in_all_four_modes_carry_and_count_their_messages() {
             ..Expect::default()
         };
         verify(&s).unwrap();
-        let plan = Plan { connections: 2, streams: 2, stop: Stop::Requests(40), rate: None };
+        let plan = Plan { connections: 2, streams: 2, stop: Stop::Requests(40), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (40, 120, 0), "tls={tls}");
         assert!(r.first_message.is_some(), "bidi answers with a stream");
@@ -656,7 +658,7 @@ fn websocket_exchanges_count_frames_and_a_closing_server_is_an_error() {
         s.params = serde_json::from_str(r#"{"frames":4}"#).unwrap();
         s.expect = Expect { status: 101, body_bytes: Some(40), messages: Some(4), ..Expect::default() };
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap();
-        let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(50), rate: None };
+        let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(50), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (50, 200, 0), "tls={tls}");
         let first = r.first_message.expect("a pushed stream has a time to first message");
@@ -666,12 +668,12 @@ fn websocket_exchanges_count_frames_and_a_closing_server_is_an_error() {
         s.body = Some("go".into());
         let e = LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap_err();
         assert_eq!(e, "the server closed the WebSocket: 1011 no such route");
-        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(5), rate: None };
+        let plan = Plan { connections: 1, streams: 1, stop: Stop::Requests(5), rate: None, cap: None };
         let r = LoadEngine { threads: 1 }.measure(&s, &plan, &target(tls), &AtomicU64::new(0)).unwrap();
         assert_eq!((r.requests, r.errors), (0, 1), "the channel ends at its first error");
     }
     let s = scenario("websocket", false, "/bytes/1");
-    let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(2), rate: None };
+    let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(2), rate: None, cap: None };
     let e = LoadEngine { threads: 1 }.measure(&s, &plan, &target(false), &AtomicU64::new(0)).unwrap_err();
     assert!(e.starts_with("websocket carries one request at a time"), "{e}");
 }
@@ -682,7 +684,7 @@ fn sse_counts_events_and_their_data() {
         let mut s = scenario("sse", tls, "/events/5/100");
         s.expect = Expect { status: 200, body_bytes: Some(500), messages: Some(5), ..Expect::default() };
         LoadEngine { threads: 1 }.verify(&s, &target(tls)).unwrap();
-        let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(40), rate: None };
+        let plan = Plan { connections: 2, streams: 1, stop: Stop::Requests(40), rate: None, cap: None };
         let r = measure(&s, plan, tls);
         assert_eq!((r.requests, r.messages, r.errors), (40, 200, 0), "tls={tls}");
         let first = r.first_message.expect("an event stream has a time to first event");
@@ -693,7 +695,7 @@ fn sse_counts_events_and_their_data() {
 #[test]
 fn http1_refuses_multiplexing_and_closed_ports_fail_cleanly() {
     let s = scenario("http1", false, "/bytes/1");
-    let plan = Plan { connections: 1, streams: 4, stop: Stop::Requests(4), rate: None };
+    let plan = Plan { connections: 1, streams: 4, stop: Stop::Requests(4), rate: None, cap: None };
     let e = LoadEngine { threads: 1 }.measure(&s, &plan, &target(false), &AtomicU64::new(0)).unwrap_err();
     assert!(e.starts_with("http1 carries one request at a time"), "{e}");
 
@@ -720,7 +722,7 @@ fn http3_counts_udp_bytes_both_ways() {
     s.method = "POST".into();
     s.body_bytes = Some(50_000);
     s.expect.body_bytes = Some(50_000);
-    let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(20), rate: None };
+    let plan = Plan { connections: 1, streams: 2, stop: Stop::Requests(20), rate: None, cap: None };
     let r = measure(&s, plan, true);
     // Each way carries the 20 bodies plus QUIC's and h3's framing, which stays small next to them.
     for (way, bytes) in [("sent", r.bytes_sent), ("received", r.bytes_received)] {

@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 
+use crate::cap::{self, Throttle};
 use crate::driver::{Channel, Constructor, Driver, RequestSpec};
 use crate::error::LoadError;
 use crate::fresh::Fresh;
@@ -24,6 +25,7 @@ use crate::io::Counters;
 use crate::request::mismatch;
 use crate::script::{self, User};
 use crate::tally::{Histograms, Tally};
+use wirebench_core::bottleneck::Slices;
 use wirebench_core::runner::{LoadResult, Plan, Stop, Target};
 use wirebench_core::schema::{Latency, StepMetrics};
 use wirebench_core::suite::{Expect, Script};
@@ -69,6 +71,8 @@ struct ThreadResult {
     tally: Tally,
     sent: u64,
     received: u64,
+    /// A probe load's pause and bytes moved per slice (`cap`).
+    capped: Option<(Duration, Vec<u64>)>,
 }
 
 /// Runs a job to its stop condition and returns what was measured.
@@ -101,8 +105,14 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
     let mut steps = vec![(0, 0); labels.len()];
     let mut out = LoadResult::default();
     let mut end = start;
+    let mut paused = Duration::ZERO;
+    let mut sliced = Vec::new();
     for r in results {
         let r = r?;
+        if let Some((p, moved)) = &r.capped {
+            paused += *p;
+            add_ticks(&mut sliced, moved);
+        }
         add_ticks(&mut out.per_tick, &r.tally.per_tick);
         add_ticks(&mut out.errors_per_tick, &r.tally.errors_per_tick);
         all.add(&r.histograms)?;
@@ -120,6 +130,11 @@ pub fn run(job: &Job) -> Result<LoadResult, LoadError> {
         end = end.max(r.tally.last_done.unwrap_or(start));
     }
     out.duration = end - start;
+    if job.plan.cap.is_some() {
+        let capped = cap::capped_time(out.duration).as_secs_f64() * threads as f64;
+        let paused = if capped > 0.0 { paused.as_secs_f64() / capped } else { 0.0 };
+        out.capped = Some(Slices { bytes: sliced, paused });
+    }
     let started = std::time::SystemTime::now() - start.elapsed();
     out.started = Some(started);
     out.latency_log = Some(crate::hlog::write(&all, started, out.duration).map_err(LoadError::Protocol)?);
@@ -199,12 +214,20 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
         let steps = job.script.as_ref().map_or(0, |s| s.labels().len());
         let histograms = Rc::new(RefCell::new(Histograms::new(steps)));
         let tally = Rc::new(RefCell::new(Tally::for_steps(steps)));
+        // A probe load's throttle, which this thread's reads and writes check too (`cap`).
+        let throttle = Throttle::new(job.plan.cap, start);
+        cap::install(throttle.clone());
         // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
-        let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histograms.clone(), tally.clone()));
+        let loops = channels.into_iter().map(|ch| {
+            let throttle = throttle.as_deref().map(|t| (t, &*counters));
+            channel_loop(ch, shared, start, histograms.clone(), tally.clone(), throttle)
+        });
         futures_util::future::join_all(loops).await;
+        cap::install(None);
+        let capped = throttle.map(|t| t.finish());
         let histograms = Rc::try_unwrap(histograms).map(RefCell::into_inner).unwrap_or_else(|rc| rc.borrow().clone());
         let tally = Rc::try_unwrap(tally).map(RefCell::into_inner).unwrap_or_default();
-        Ok(ThreadResult { histograms, tally, sent: counters.sent.get(), received: counters.received.get() })
+        Ok(ThreadResult { histograms, tally, sent: counters.sent.get(), received: counters.received.get(), capped })
     };
     local.block_on(&rt, tokio::task::unconstrained(load))
 }
@@ -226,8 +249,9 @@ async fn channel_loop(
     start: Instant,
     histograms: Rc<RefCell<Histograms>>,
     tally: Rc<RefCell<Tally>>,
+    throttle: Option<(&Throttle, &Counters)>,
 ) {
-    calls(channel.as_mut(), shared, start, histograms, tally).await;
+    calls(channel.as_mut(), shared, start, histograms, tally, throttle).await;
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, channel.close()).await;
 }
 
@@ -238,6 +262,7 @@ async fn calls(
     start: Instant,
     histograms: Rc<RefCell<Histograms>>,
     tally: Rc<RefCell<Tally>>,
+    throttle: Option<(&Throttle, &Counters)>,
 ) {
     let job = shared.job;
     let deadline = match job.plan.stop {
@@ -348,6 +373,10 @@ async fn calls(
         };
         if let Some(w) = wrong {
             t.count_error(start, done, || w);
+        }
+        drop(t);
+        if let Some((throttle, counters)) = throttle {
+            throttle.check(done, counters.moved());
         }
     }
 }

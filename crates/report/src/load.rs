@@ -28,9 +28,13 @@ pub const CONTENDED: Badge = Badge {
     id: "contended",
     meaning: "other processes took over 15 % of the subject's or the load's CPUs during some repeats: each was measured again, and none of them is in the numbers",
 };
+pub const PROBED: Badge = Badge {
+    id: "probed",
+    meaning: "the load generator's CPU made some repeats look instrument-bound, and the same load with it allowed 90 % of its CPU time in every other 30-ms slice moved as many bytes in those slices (capped ÷ free at least 0.95 at the 95 % interval's low end): the subject set the pace",
+};
 pub const INSTRUMENT_BOUND: Badge = Badge {
     id: "instrument-bound",
-    meaning: "the load generator was busy and used more CPU than the subject, or nearly all of its own: the number may measure the instrument",
+    meaning: "the load generator was busy and used more CPU than the subject, or nearly all of its own, and (where the run probed it) the same load with it allowed 90 % of its CPU time in every other 30-ms slice moved fewer bytes in those slices, or the probe could not tell: the number may measure the instrument",
 };
 
 /// One load scenario as the report shows it.
@@ -55,12 +59,11 @@ impl<'a> Row<'a> {
         if summary.get("rps").is_some_and(Summary::noisy) {
             flags.push(NOISY);
         }
-        let cpu = |m: &str| summary.get(m).map(|s| s.median);
-        // Across a link both sides mostly wait on the network; the runner's flag (saturation) decides.
-        let instrument_heavier =
-            summary.net.is_none() && matches!((cpu("instrument_cpu_s"), cpu("cpu_s")), (Some(i), Some(s)) if i > s);
-        if summary.instrument_bound || instrument_heavier {
+        // The runner's flag alone, the one the claims read: it has both CPUs and the probe.
+        if summary.instrument_bound {
             flags.push(INSTRUMENT_BOUND);
+        } else if summary.get("capped_ratio").is_some() {
+            flags.push(PROBED);
         }
         if summary.net_bound {
             flags.push(LINK_BOUND);
@@ -282,7 +285,7 @@ fn headline_section(rows: &[Row], run: &Run) -> Section {
         s.push(Block::Cards(cards));
     }
     s.failures("failures", rows.iter().map(|r| r.summary), run);
-    for flag in [NOISY, INSTRUMENT_BOUND, LINK_BOUND, CONTENDED] {
+    for flag in [NOISY, INSTRUMENT_BOUND, PROBED, LINK_BOUND, CONTENDED] {
         let ids: Vec<String> = rows.iter().filter(|r| r.flags.contains(&flag)).map(|r| r.id().to_string()).collect();
         if !ids.is_empty() {
             s.push(Block::Flagged(flag, ids));
@@ -391,6 +394,9 @@ fn scenarios_section(rows: &[Row], run: &Run) -> Section {
     let mut s = Section::new("scenarios-section", "Scenarios");
     s.push(Block::Table(Table { dense: true, ..Table::new("scenarios", columns, table_rows) }));
     let mut legend = vec![NOISY, INSTRUMENT_BOUND, FAILED];
+    if rows.iter().any(|r| r.flags.contains(&PROBED)) {
+        legend.insert(2, PROBED);
+    }
     if rows.iter().any(|r| r.flags.contains(&LINK_BOUND)) {
         legend.insert(2, LINK_BOUND);
     }
@@ -707,6 +713,26 @@ mod tests {
         let one = Summary::of(&[100.0]).unwrap();
         let r = Ratio::of(&a, &one).unwrap();
         assert!(r.interval.is_none() && !r.above_one() && !r.below_one());
+    }
+
+    #[test]
+    fn a_row_the_probe_cleared_says_so_and_one_it_did_not_stays_instrument_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        fixture::standard(dir.path());
+        let r = report(dir.path());
+        let probe = Summary::of(&[1.01, 0.99, 1.02]).unwrap();
+        let mut cleared = r.rows[0].clone();
+        cleared.metrics.insert("capped_ratio", probe);
+        assert!(Row::of(&cleared).flags.contains(&PROBED));
+        let mut bound = r.rows[1].clone();
+        assert!(bound.instrument_bound);
+        bound.metrics.insert("capped_ratio", probe);
+        let flags = Row::of(&bound).flags;
+        assert!(
+            flags.contains(&INSTRUMENT_BOUND) && !flags.contains(&PROBED),
+            "a flag that stands is not also cleared"
+        );
+        assert!(Row::of(&r.rows[2]).flags.iter().all(|f| *f != PROBED), "a row never probed");
     }
 
     #[test]

@@ -307,6 +307,11 @@ pub struct LoadArgs {
     /// its TCP, TLS or QUIC handshakes; -c is then the requests in flight (needs -m 1).
     #[arg(long)]
     pub reconnect: bool,
+    /// Then ask whether this client set the pace: the load again as long, wirebench allowed 90 %
+    /// of its CPU time in every other 30-ms slice; a client with room moves as many bytes in those
+    /// slices as in the others (closed model on this machine: not with --rate, --net or --worker).
+    #[arg(long)]
+    pub bottleneck: bool,
     /// Put the load behind a network link to this machine's loopback: `rtt=50ms,loss=1%,rate=100mbit`
     /// (needs root; the URL's host must be 127.0.0.1). See `wirebench net check`.
     #[arg(long, value_name = "SPEC")]

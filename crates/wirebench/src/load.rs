@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Context};
 
 use crate::cli::LoadArgs;
+use wirebench_core::bottleneck::{self, Bottleneck};
 use wirebench_core::machine;
 use wirebench_core::runner::{Executor, Stop, Target, Verify};
 use wirebench_core::share::WorkerShare;
@@ -37,6 +38,18 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
     let start_at = args.start_at.as_deref().map(start_instant).transpose()?;
     if let (Some(group), Some(suite)) = (&args.group, &args.suite) {
         scenario.script = Some(group_script(suite, group, &args.suites_dir)?);
+    }
+    if args.bottleneck {
+        // The probe's question is a closed loop's on this machine (METHODOLOGY, "Who set the pace").
+        let why = match () {
+            () if args.rate.is_some() => Some("--rate: at a fixed rate the client is paced by its schedule"),
+            () if args.net.is_some() => Some("--net: across a link both sides wait on the network"),
+            () if args.worker.is_some() => Some("--worker: a worker's pace is the whole load's"),
+            () => None,
+        };
+        if let Some(why) = why {
+            bail!("--bottleneck asks a closed loop on this machine, not with {why}");
+        }
     }
     let engine = LoadEngine { threads: args.threads.unwrap_or_else(|| machine::online_cpus().len()) };
     let link = match &args.net {
@@ -82,7 +95,11 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
             cpu_s,
         )?;
     }
-    print(&r, cpu_s, net.as_ref(), args.json, None);
+    let probe = args.bottleneck.then(|| {
+        let live = crate::progress::LiveLine::start();
+        wirebench_core::runner::ask_bottleneck(&engine, &scenario, &plan, r.duration, &target, live.counter())
+    });
+    print(&r, cpu_s, net.as_ref(), args.json, None, probe.as_ref());
     Ok(())
 }
 
@@ -153,8 +170,11 @@ pub fn print(
     net: Option<&(String, wirebench_link::LinkStats)>,
     json: bool,
     merged: Option<Merged>,
+    probe: Option<&Result<Bottleneck, String>>,
 ) {
-    use wirebench_core::schema::{DirOutput, FirstMessageOutput, LoadOutput, NetOutput, StepLatencyOutput, StepOutput};
+    use wirebench_core::schema::{
+        BottleneckOutput, DirOutput, FirstMessageOutput, LoadOutput, NetOutput, StepLatencyOutput, StepOutput,
+    };
     let secs = r.duration.as_secs_f64();
     let per_s = |n: u64| if secs > 0.0 { n as f64 / secs } else { 0.0 };
     let rps = per_s(r.requests);
@@ -212,6 +232,19 @@ pub fn print(
             skew_ms: merged.skew_ms,
             overlap_s: merged.overlap_s,
             skewed: merged.skewed,
+            bottleneck: probe.map(|p| {
+                let ok = p.as_ref().ok();
+                BottleneckOutput {
+                    cap: bottleneck::CAP,
+                    ratio: ok.map(|p| p.ratio),
+                    lo: ok.map(|p| p.lo),
+                    hi: ok.map(|p| p.hi),
+                    pairs: ok.map(|p| p.pairs),
+                    paused: ok.map(|p| p.paused),
+                    instrument_bound: !ok.is_some_and(Bottleneck::cleared),
+                    error: p.as_ref().err().cloned(),
+                }
+            }),
         };
         println!("{}", serde_json::to_string(&out).expect("a load's output serializes"));
     } else {
@@ -249,6 +282,19 @@ pub fn print(
         println!("bytes sent {}  received {}  instrument CPU {cpu_s:.3} s", r.bytes_sent, r.bytes_received);
         if let Some(e) = &r.first_error {
             println!("first error: {e}");
+        }
+        match probe {
+            Some(Ok(p)) => println!(
+                "bottleneck: with {:.0} % of its CPU time in every other 30-ms slice the client moved {:.3}× [{:.3}, {:.3}] the bytes of the slices beside ({} slices): {}",
+                100.0 * bottleneck::CAP,
+                p.ratio,
+                p.lo,
+                p.hi,
+                p.pairs,
+                if p.cleared() { "the server set the pace" } else { "the client may have set the pace" }
+            ),
+            Some(Err(e)) => println!("bottleneck: cannot tell whether the client set the pace: {e}"),
+            None => {}
         }
         if let Some((spec, s)) = net {
             let dir = |d: &wirebench_link::DirStats| {

@@ -49,6 +49,6 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<()> {
         overlap_s: Some(w.overlap_s),
         skewed: Some(skewed),
     };
-    crate::load::print(&r, cpu_s, None, args.json, Some(merged));
+    crate::load::print(&r, cpu_s, None, args.json, Some(merged), None);
     Ok(())
 }

@@ -174,6 +174,10 @@ pub struct Plan {
     pub streams: u32,
     pub stop: Stop,
     pub rate: Option<f64>,
+    /// A probe load's cap (`bottleneck`): the share of its time the instrument keeps in every other
+    /// tick, to ask whether it set the pace; `None` for a load that is measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cap: Option<f64>,
 }
 
 /// The fewest windows a warm-up repeated until steady can have: it compares each with the one
@@ -260,7 +264,7 @@ impl Scenario {
             (None, None) if warmup => return None,
             (None, None) => unreachable!("Scenario::check demands requests or duration_s"),
         };
-        Some(Plan { connections: self.connections, streams: self.streams, stop, rate: self.rate })
+        Some(Plan { connections: self.connections, streams: self.streams, stop, rate: self.rate, cap: None })
     }
 
     /// The scenario with the profile's scale and its caps on connections and warm-up windows

@@ -164,6 +164,7 @@ impl Shared {
         let (seen_sent, seen_received) = self.seen.replace((sent, received));
         self.counters.sent.set(self.counters.sent.get() + sent.saturating_sub(seen_sent));
         self.counters.received.set(self.counters.received.get() + received.saturating_sub(seen_received));
+        crate::cap::on_io(self.counters.moved());
     }
 }
 

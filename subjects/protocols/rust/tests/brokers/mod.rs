@@ -71,7 +71,8 @@ pub fn check_broker(port: u16) {
     }
     // Two clients keep doing round trips while bad clients come and go.
     let steady = std::thread::spawn(move || {
-        let plan = Plan { connections: 2, streams: 1, stop: Stop::Duration(Duration::from_secs(2)), rate: None };
+        let plan =
+            Plan { connections: 2, streams: 1, stop: Stop::Duration(Duration::from_secs(2)), rate: None, cap: None };
         LoadEngine { threads: 1 }.measure(&round_trip(1024, 1), &plan, &target(port), &AtomicU64::new(0))
     });
     std::thread::sleep(Duration::from_millis(300));
