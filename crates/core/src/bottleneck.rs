@@ -30,8 +30,9 @@ pub const CLEAR: f64 = 0.95;
 const SETTLE_PAIRS: usize = 4;
 /// Fewest capped slices an answer needs.
 pub const MIN_PAIRS: usize = 10;
-/// The shortest probe load: it runs as long as the load it follows, and a brief profile's are
-/// shorter than `MIN_PAIRS` capped slices need.
+/// The shortest probe load (it runs as long as the load it follows, and `MIN_PAIRS` capped
+/// slices need 0.9 s), and the shortest repeat the runner probes: the brief and smoke profiles'
+/// repeats are shorter, and a probe would cost more than they do.
 pub const LEAST: Duration = Duration::from_secs(1);
 /// What a probe load counted: the bytes it sent and received in each `SLICE` from its start (even
 /// slices free, odd ones capped), and the share of the capped slices' time its threads paused.

@@ -896,7 +896,10 @@ impl Ctx<'_> {
                 }
                 // The CPU test screens, a probe judges (`bottleneck`): only where the test is all the
                 // runner has, a closed loop on this machine, and the repeat is not measured again.
-                let asked = r.workers.is_empty() && s.rate.is_none() && crossed.is_none();
+                // A repeat shorter than a probe's shortest load (the brief and smoke profiles')
+                // is not probed: the probe would cost more than the repeat did.
+                let asked =
+                    r.workers.is_empty() && s.rate.is_none() && crossed.is_none() && r.duration >= bottleneck::LEAST;
                 if asked && m.instrument_bound == Some(true) && m.contended != Some(true) {
                     if let Ok(p) = ask_bottleneck(self.executor, s, plan, r.duration, target, self.progress.live()) {
                         m.instrument_bound = Some(!p.cleared());
