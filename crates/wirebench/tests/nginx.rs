@@ -125,6 +125,22 @@ fn each_name_reaches_its_own_site_with_its_certificate_verified_over_h1_and_h2()
     let refused = one_line_error(&load(&server, "site-a.test", "/", &[]));
     assert!(refused.contains("UnknownIssuer") || refused.contains("certificate"), "{refused}");
     ok(&load(&server, "site-a.test", "/", &["--insecure", "--expect-bytes", &a]));
+    // Was wirebench the bottleneck? The load again for a second, capped in every other slice:
+    // a ratio inside its interval, or why there is none; a closed loop only.
+    let asked = ok(&load(&server, "site-a.test", "/", &["--cacert", &ca, "--expect-bytes", &a, "--bottleneck"]));
+    let probe = &asked["bottleneck"];
+    match (probe["ratio"].as_f64(), probe["lo"].as_f64(), probe["hi"].as_f64()) {
+        (Some(r), Some(lo), Some(hi)) => {
+            assert!(0.0 < lo && lo <= r && r <= hi, "{probe}");
+            assert_eq!(probe["instrument_bound"].as_bool(), Some(lo < 0.95), "{probe}");
+        }
+        _ => assert!(
+            probe["error"].as_str().is_some_and(|e| !e.is_empty()) && probe["instrument_bound"] == true,
+            "{probe}"
+        ),
+    }
+    let open = one_line_error(&load(&server, "site-a.test", "/", &["--cacert", &ca, "--bottleneck", "--rate", "100"]));
+    assert!(open.contains("--bottleneck asks a closed loop on this machine, not with --rate"), "{open}");
     // A name no site has gets nginx's first site and its certificate, made for another name:
     // refused, even with the CA.
     let mismatch = one_line_error(&load(&server, "site-c.test", "/", &["--cacert", &ca]));
