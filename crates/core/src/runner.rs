@@ -141,7 +141,7 @@ pub struct LoadResult {
     /// The 99th percentile latency of the calls that ended in each second from the start, µs (0
     /// for a second without one; empty for thread groups and loads of several workers).
     pub p99_per_second_us: Vec<u64>,
-    /// A probe load's answers per slice and pause (`Plan::cap`, `bottleneck`).
+    /// A probe load's bytes per slice and pause (`Plan::cap`, `bottleneck`).
     pub capped: Option<crate::bottleneck::Slices>,
 }
 

@@ -287,7 +287,8 @@ pub struct LoadOutput {
 #[serde(deny_unknown_fields)]
 pub struct BottleneckOutput {
     pub cap: f64,
-    /// Geometric mean of the pairs' ratios and its 95 % interval.
+    /// Geometric mean of each capped slice's bytes over its free neighbours', and its 95 %
+    /// interval (`bottleneck::Bottleneck`); `pairs`: the capped slices read.
     pub ratio: Option<f64>,
     pub lo: Option<f64>,
     pub hi: Option<f64>,

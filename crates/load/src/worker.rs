@@ -214,14 +214,11 @@ fn thread_main(shared: &Shared, connections: usize) -> Result<ThreadResult, Load
         let steps = job.script.as_ref().map_or(0, |s| s.labels().len());
         let histograms = Rc::new(RefCell::new(Histograms::new(steps)));
         let tally = Rc::new(RefCell::new(Tally::for_steps(steps)));
-        // A probe load's throttle, which this thread's reads and writes check too (`cap`).
+        // A probe load's throttle, which this thread's reads and writes check (`cap`).
         let throttle = Throttle::new(job.plan.cap, start);
         cap::install(throttle.clone());
         // Polled together on this thread (not spawned): the loops borrow `shared` from the scope.
-        let loops = channels.into_iter().map(|ch| {
-            let throttle = throttle.as_deref().map(|t| (t, &*counters));
-            channel_loop(ch, shared, start, histograms.clone(), tally.clone(), throttle)
-        });
+        let loops = channels.into_iter().map(|ch| channel_loop(ch, shared, start, histograms.clone(), tally.clone()));
         futures_util::future::join_all(loops).await;
         cap::install(None);
         let capped = throttle.map(|t| t.finish());
@@ -249,9 +246,8 @@ async fn channel_loop(
     start: Instant,
     histograms: Rc<RefCell<Histograms>>,
     tally: Rc<RefCell<Tally>>,
-    throttle: Option<(&Throttle, &Counters)>,
 ) {
-    calls(channel.as_mut(), shared, start, histograms, tally, throttle).await;
+    calls(channel.as_mut(), shared, start, histograms, tally).await;
     let _ = tokio::time::timeout(CLOSE_TIMEOUT, channel.close()).await;
 }
 
@@ -262,7 +258,6 @@ async fn calls(
     start: Instant,
     histograms: Rc<RefCell<Histograms>>,
     tally: Rc<RefCell<Tally>>,
-    throttle: Option<(&Throttle, &Counters)>,
 ) {
     let job = shared.job;
     let deadline = match job.plan.stop {
@@ -373,10 +368,6 @@ async fn calls(
         };
         if let Some(w) = wrong {
             t.count_error(start, done, || w);
-        }
-        drop(t);
-        if let Some((throttle, counters)) = throttle {
-            throttle.check(done, counters.moved());
         }
     }
 }

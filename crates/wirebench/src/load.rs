@@ -40,7 +40,7 @@ pub fn load(args: &LoadArgs) -> anyhow::Result<()> {
         scenario.script = Some(group_script(suite, group, &args.suites_dir)?);
     }
     if args.bottleneck {
-        // The probe's question is a closed loop's on this machine (METHODOLOGY, "Who set the pace").
+        // The probe's question is a closed loop's on this machine (METHODOLOGY, "The probe").
         let why = match () {
             () if args.rate.is_some() => Some("--rate: at a fixed rate the client is paced by its schedule"),
             () if args.net.is_some() => Some("--net: across a link both sides wait on the network"),

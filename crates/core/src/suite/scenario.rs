@@ -174,8 +174,8 @@ pub struct Plan {
     pub streams: u32,
     pub stop: Stop,
     pub rate: Option<f64>,
-    /// A probe load's cap (`bottleneck`): the share of its time the instrument keeps in every other
-    /// tick, to ask whether it set the pace; `None` for a load that is measured.
+    /// A probe load's cap (`bottleneck`): the share of its CPU time the instrument keeps in every
+    /// other slice, to ask whether it set the pace; `None` for a load that is measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cap: Option<f64>,
 }
