@@ -15,9 +15,10 @@
 //! Bytes and not answers: a 1 MB row answers 20–30 times in a slice, too few to tell a tenth
 //! from counting noise (SSE's 10 events of 1 MB: 6 times), while its bytes arrive a read at a
 //! time. The throttle is checked at every read and write of the thread's connections (TCP's
-//! `io::Counted`, QUIC's datagrams): checked at completions alone, a gRPC+TLS 1 MB client busy 90–99 % of the time
-//! slept 0.4–2 % of its capped slices (a completion a millisecond, and the CPU before a period's
-//! first one uncounted) and was cleared where a cgroup cap of 90 % cost it 12 % of its req/s.
+//! `io::Counted`, QUIC's datagrams): checked at completions alone, a gRPC+TLS 1 MB client busy
+//! 90–99 % of the time slept 0.4–2 % of its capped slices (a completion a millisecond, and the
+//! CPU before a period's first one uncounted) and was cleared where a cgroup cap of 90 % cost it
+//! 12 % of its req/s.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
