@@ -132,7 +132,7 @@ fn each_name_reaches_its_own_site_with_its_certificate_verified_over_h1_and_h2()
     match (probe["ratio"].as_f64(), probe["lo"].as_f64(), probe["hi"].as_f64()) {
         (Some(r), Some(lo), Some(hi)) => {
             assert!(0.0 < lo && lo <= r && r <= hi, "{probe}");
-            assert_eq!(probe["instrument_bound"].as_bool(), Some(lo < 0.95), "{probe}");
+            assert_eq!(probe["instrument_bound"].as_bool(), Some(lo < wirebench_core::bottleneck::CLEAR), "{probe}");
         }
         _ => assert!(
             probe["error"].as_str().is_some_and(|e| !e.is_empty()) && probe["instrument_bound"] == true,
