@@ -10,7 +10,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use wirebench_core::claims::{Judged, Verdict};
+use wirebench_core::claims::{Judged, Outcome, Verdict};
 use wirebench_core::results::{Results, ScenarioSummary};
 use wirebench_core::schema::RunInfo;
 use wirebench_core::stats::Summary;
@@ -132,6 +132,9 @@ pub struct ClaimComparison {
     pub id: String,
     pub verdict_a: String,
     pub verdict_b: String,
+    /// A quantified claim's case whose values `a` and `b` are: the one that decided A's verdict,
+    /// read in both runs (none in B where B has no such case): B's may have been decided by another.
+    pub case: Option<String>,
     pub a: Option<Value>,
     pub b: Option<Value>,
     /// `none`, `changed`, or `hard` (confirmed or differs in size against refuted).
@@ -264,15 +267,26 @@ pub fn comparison(a: &Path, b: &Path) -> Result<Comparison, ReportError> {
         .iter()
         .filter_map(|x| {
             let y = jb.iter().find(|y| y.claim.id == x.claim.id)?;
-            let value = |j: &Judged| {
-                let (low, high) = (j.outcome.interval.map(|i| i.0), j.outcome.interval.map(|i| i.1));
-                j.outcome.value.map(|value| Value { value, low, high, mean: None })
+            let value = |o: &Outcome| {
+                let (low, high) = (o.interval.map(|i| i.0), o.interval.map(|i| i.1));
+                o.value.map(|value| Value { value, low, high, mean: None })
             };
-            let (va, vb) = (value(x), value(y));
+            // A quantified claim's value is its deciding case's, and the runs may decide on
+            // different cases (one went not judged in B): compare A's deciding case in both.
+            let case = x.deciding.clone();
+            let of_case = |j: &Judged| {
+                let label = case.as_deref()?;
+                j.cases.iter().find(|c| c.label == label).and_then(|c| value(&c.outcome))
+            };
+            let (va, vb) = match &case {
+                Some(_) => (of_case(x), of_case(y)),
+                None => (value(&x.outcome), value(&y.outcome)),
+            };
             Some(ClaimComparison {
                 id: x.claim.id.clone(),
                 verdict_a: x.outcome.verdict.as_str().to_string(),
                 verdict_b: y.outcome.verdict.as_str().to_string(),
+                case,
                 disjoint: Value::disjoint(va.as_ref(), vb.as_ref()),
                 a: va,
                 b: vb,
@@ -379,8 +393,9 @@ pub fn text(c: &Comparison) -> String {
             };
             // The JSON keeps the verdicts' ids; the text reads them as words.
             let words = |id: &str| id.replace('-', " ");
+            let case = x.case.as_ref().map_or(String::new(), |c| format!(" (case {c})"));
             out += &format!(
-                "  {}: {} {} → {} {}{mark}\n",
+                "  {}{case}: {} {} → {} {}{mark}\n",
                 x.id,
                 words(&x.verdict_a),
                 value(&x.a),
@@ -552,6 +567,37 @@ mod tests {
 
         let back = compare(b.path(), a.path()).unwrap();
         assert!(line(&back, "h2c-1kb").trim_end().ends_with("slower"), "{back}");
+    }
+
+    /// A "for every" claim's value is its deciding case's: where B decides on another case, both
+    /// runs' values are still A's deciding case's, named in the JSON and the text.
+    #[test]
+    fn a_quantified_claim_is_compared_on_one_case_in_both_runs() {
+        let claims = r#"
+[[claims]]
+id = "every-1kb-above-5k"
+text = "t"
+published = "p"
+metric = "rps"
+numerator = "*-1kb"
+op = ">"
+threshold = 5000.0
+"#;
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fixture::write(a.path(), &fixture::standard_specs(1.0), claims);
+        let mut specs = fixture::standard_specs(1.0);
+        // h1 (~10,000 in A, the lowest, deciding) becomes the highest in B: B decides on h2c.
+        specs[2].rps = vec![30_000.0, 30_600.0, 29_400.0];
+        fixture::write(b.path(), &specs, claims);
+        let jb = Report::of(read_results(b.path()).unwrap(), None).claims;
+        assert_eq!(jb[0].deciding.as_deref(), Some("h2c"), "the fixture makes B decide on another case");
+        let c = comparison(a.path(), b.path()).unwrap();
+        let x = &c.claims[0];
+        assert_eq!(x.case.as_deref(), Some("h1"));
+        let (va, vb) = (x.a.unwrap().value, x.b.unwrap().value);
+        assert!((va - 10_000.0).abs() < 1.0 && (vb - 30_000.0).abs() < 1.0, "{x:?}");
+        assert!(x.disjoint);
+        assert!(text(&c).contains("  every-1kb-above-5k (case h1): confirmed 10,000 ["), "{}", text(&c));
     }
 
     /// A claim confirmed in one run and refuted in the other is a hard flip, listed first; one
