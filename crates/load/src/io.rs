@@ -106,8 +106,9 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Counted<S> {
 /// cost per call. Beneath rustls the socket is read `READ_AHEAD` bytes at once and handed out
 /// from memory: one copy more, 17 calls. The http1 and websocket drivers read TLS through it:
 /// paired rounds at 1 MB, 0.71–0.79× the CPU per request over HTTP/1.1 and 0.65–0.68× over WSS,
-/// with a shorter p99. On h2+TLS it saved less (0.91–0.96×) and lengthened the p99
-/// (1.05–1.09×), so http2 and grpc read as rustls does (decision 0027).
+/// with a shorter p99. On h2+TLS alone it saved less (0.91–0.96×) and lengthened the p99
+/// (1.05–1.09×); http2 and grpc read through it since their DATA is counted where rustls holds
+/// it (decision 0031).
 pub fn read_ahead<S: AsyncRead>(io: S) -> tokio::io::BufReader<S> {
     tokio::io::BufReader::with_capacity(READ_AHEAD, io)
 }

@@ -77,7 +77,7 @@ pub(crate) async fn open(
     let blocks = HeaderBlocks::of(request, target)?;
     let io = crate::io::connect(target, counters).await?;
     let shared = if target.tls {
-        start(tls::handshake(target, io, ALPN).await?, blocks, streams as usize)
+        start(tls::handshake(target, crate::io::read_ahead(io), ALPN).await?, blocks, streams as usize)
     } else {
         start(io, blocks, streams as usize)
     };
@@ -284,8 +284,24 @@ mod tests {
         encoder.encode([(&b":status"[..], status.as_bytes()), (&b"content-type"[..], &b"text/plain"[..])])
     }
 
-    /// Runs `client` against `server` over a pipe on one thread, as the load threads do.
+    /// Runs `client` against `server` over a pipe on one thread, as the load threads do: once
+    /// read into the frame buffer, and lent 7 bytes at a time (frame headers split) and 64 KiB
+    /// at a time (many frames at once), as rustls lends a record's plaintext.
     fn scripted<C, CF, S, SF>(streams: usize, body: &[u8], client: C, server: S)
+    where
+        C: Fn(Vec<Box<dyn Channel>>) -> CF,
+        CF: std::future::Future<Output = ()>,
+        S: Fn(DuplexStream) -> SF,
+        SF: std::future::Future<Output = ()> + 'static,
+    {
+        for lend in [None, Some(7), Some(64 * 1024)] {
+            scripted_lent(lend, streams, body, &client, &server)
+        }
+    }
+
+    /// `scripted` with the client's side of the pipe lent `lend` bytes at a time (as rustls
+    /// lends a record's plaintext), or read into the frame buffer.
+    fn scripted_lent<C, CF, S, SF>(lend: Option<usize>, streams: usize, body: &[u8], client: C, server: S)
     where
         C: FnOnce(Vec<Box<dyn Channel>>) -> CF,
         CF: std::future::Future<Output = ()>,
@@ -298,7 +314,11 @@ mod tests {
         local.block_on(&rt, async move {
             let (ours, theirs) = tokio::io::duplex(1 << 20);
             let server = tokio::task::spawn_local(server(theirs));
-            let shared = start(ours, HeaderBlocks::of(&r, &target()).unwrap(), streams);
+            let blocks = HeaderBlocks::of(&r, &target()).unwrap();
+            let shared = match lend {
+                Some(size) => start(tokio::io::BufStream::with_capacity(size, size, ours), blocks, streams),
+                None => start(ours, blocks, streams),
+            };
             let channels = (0..streams)
                 .map(|slot| {
                     Box::new(H2 { slot: Slot { shared: shared.clone(), slot }, body: r.body.clone() })
@@ -308,6 +328,55 @@ mod tests {
             client(channels).await;
             server.await.unwrap();
         });
+    }
+
+    /// A body of many DATA frames, one padded among them, reads the same byte for byte whether
+    /// the client's source lends its bytes (7 at a time: a frame header split; 5,000: a payload
+    /// in pieces; 40,000: several frames at once) or is read into the frame buffer.
+    #[test]
+    fn a_body_reads_the_same_lent_in_pieces_or_read_whole() {
+        let body: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        for lend in [None, Some(7), Some(5_000), Some(40_000)] {
+            let (expect, sent) = (body.clone(), body.clone());
+            scripted_lent(
+                lend,
+                1,
+                b"",
+                |mut ch: Vec<Box<dyn Channel>>| async move {
+                    for _ in 0..2 {
+                        let reply = ch[0].exchange(true).await.unwrap();
+                        assert_eq!(reply.status, 200);
+                        assert_eq!(reply.body_len, expect.len() as u64, "lent {lend:?}");
+                        assert!(reply.body.as_deref() == Some(&expect[..]), "lent {lend:?}: the body differs");
+                    }
+                },
+                |mut io: DuplexStream| async move {
+                    let mut enc = loona_hpack::Encoder::new();
+                    for preface in [true, false] {
+                        let (id, _, _) = next_request(&mut io, preface).await;
+                        let mut out = frame(HEADERS, END_HEADERS, id, &status_block(&mut enc, "200"));
+                        let (mut at, mut n) = (0, 0);
+                        while at < sent.len() {
+                            let end = (at + MAX_FRAME).min(sent.len());
+                            let flags = if end == sent.len() { END_STREAM } else { 0 };
+                            if n == 2 {
+                                // 3 bytes of padding after 100 of the body.
+                                let mut padded = vec![3u8];
+                                padded.extend_from_slice(&sent[at..at + 100]);
+                                padded.extend_from_slice(&[0, 0, 0]);
+                                out.extend_from_slice(&frame(DATA, PADDED, id, &padded));
+                                at += 100;
+                            } else {
+                                out.extend_from_slice(&frame(DATA, flags, id, &sent[at..end]));
+                                at = end;
+                            }
+                            n += 1;
+                        }
+                        io.write_all(&out).await.unwrap();
+                    }
+                },
+            );
+        }
     }
 
     #[test]
