@@ -332,7 +332,8 @@ mod tests {
 
     /// A body of many DATA frames, one padded among them, reads the same byte for byte whether
     /// the client's source lends its bytes (7 at a time: a frame header split; 5,000: a payload
-    /// in pieces; 40,000: several frames at once) or is read into the frame buffer.
+    /// in pieces; 40,000: several frames at once) or is read into the frame buffer; the second
+    /// answer ends with an empty DATA frame after the body's last one streamed.
     #[test]
     fn a_body_reads_the_same_lent_in_pieces_or_read_whole() {
         let body: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
@@ -358,7 +359,7 @@ mod tests {
                         let (mut at, mut n) = (0, 0);
                         while at < sent.len() {
                             let end = (at + MAX_FRAME).min(sent.len());
-                            let flags = if end == sent.len() { END_STREAM } else { 0 };
+                            let flags = if end == sent.len() && preface { END_STREAM } else { 0 };
                             if n == 2 {
                                 // 3 bytes of padding after 100 of the body.
                                 let mut padded = vec![3u8];
@@ -372,8 +373,14 @@ mod tests {
                             }
                             n += 1;
                         }
+                        if !preface {
+                            out.extend_from_slice(&frame(DATA, END_STREAM, id, b""));
+                        }
                         io.write_all(&out).await.unwrap();
                     }
+                    // Read on until the client closes: it gives back window as the body comes.
+                    let mut sink = Vec::new();
+                    let _ = io.read_to_end(&mut sink).await;
                 },
             );
         }
@@ -478,8 +485,8 @@ mod tests {
             |mut ch: Vec<Box<dyn Channel>>| async move {
                 let err = ch[0].exchange(false).await.unwrap_err().to_string();
                 assert!(err.contains("stream reset by the server (error code 0x2)"), "{err}");
-                let ok = ch[0].exchange(false).await.unwrap();
-                assert_eq!(ok.status, 204);
+                let ok = ch[0].exchange(true).await.unwrap();
+                assert_eq!((ok.status, ok.body.as_deref()), (200, Some(&b"fine"[..])), "nothing of the reset stream's");
                 let err = ch[0].exchange(false).await.unwrap_err().to_string();
                 assert!(err.contains("GOAWAY"), "{err}");
                 let err = ch[0].exchange(false).await.unwrap_err().to_string();
@@ -488,15 +495,62 @@ mod tests {
             |mut io: DuplexStream| async move {
                 let (id, ..) = next_request(&mut io, true).await;
                 io.write_all(&frame(RST_STREAM, 0, id, &2u32.to_be_bytes())).await.unwrap();
-                let (id, ..) = next_request(&mut io, false).await;
+                let (next, ..) = next_request(&mut io, false).await;
+                // DATA still coming on the reset stream (sent before the server saw a reset of
+                // the client's, say) is read past, streamed when lent, and counts for nothing.
+                let late = [frame(DATA, 0, id, &[1; MAX_FRAME]), frame(DATA, END_STREAM, id, &[2; 3000])].concat();
+                io.write_all(&late).await.unwrap();
                 let mut enc = loona_hpack::Encoder::new();
-                let block = enc.encode([(&b":status"[..], &b"204"[..])]);
-                io.write_all(&frame(HEADERS, END_HEADERS | END_STREAM, id, &block)).await.unwrap();
+                let block = enc.encode([(&b":status"[..], &b"200"[..])]);
+                io.write_all(&frame(HEADERS, END_HEADERS, next, &block)).await.unwrap();
+                io.write_all(&frame(DATA, END_STREAM, next, b"fine")).await.unwrap();
                 let (id, ..) = next_request(&mut io, false).await;
                 let mut goaway = (id - 2).to_be_bytes().to_vec();
                 goaway.extend_from_slice(&0u32.to_be_bytes());
                 io.write_all(&frame(GOAWAY, 0, 0, &goaway)).await.unwrap();
                 // Read on until the client closes, so its frames have somewhere to go.
+                let mut sink = Vec::new();
+                let _ = io.read_to_end(&mut sink).await;
+            },
+        );
+    }
+
+    /// Flow control counts a DATA frame's whole payload, padding too (RFC 9113 §6.1): the client
+    /// gives back what it received, on the connection and on the stream, once half its window is.
+    #[test]
+    fn window_updates_give_back_what_came_padding_and_all() {
+        // Five padded frames of 16,000 bytes (15,744 of body) cross half the tests' window
+        // (65,535) at the fifth; counted without their padding they would give back 78,720.
+        assert_eq!(super::conn::WINDOW / 2, 65_535);
+        let (frames, body, padding) = (5, 15_744, 255);
+        scripted(
+            1,
+            b"",
+            |mut ch: Vec<Box<dyn Channel>>| async move {
+                let reply = ch[0].exchange(true).await.unwrap();
+                assert_eq!(reply.body_len, frames * body as u64);
+                assert!(reply.body.unwrap().iter().all(|&b| b == 9), "padding read as body");
+            },
+            |mut io: DuplexStream| async move {
+                let (id, ..) = next_request(&mut io, true).await;
+                let mut enc = loona_hpack::Encoder::new();
+                let mut out = frame(HEADERS, END_HEADERS, id, &status_block(&mut enc, "200"));
+                let padded = [vec![padding as u8], vec![9; body], vec![0; padding]].concat();
+                assert_eq!(padded.len(), 16_000);
+                for _ in 0..frames {
+                    out.extend_from_slice(&frame(DATA, PADDED, id, &padded));
+                }
+                io.write_all(&out).await.unwrap();
+                let (mut conn, mut stream) = (0, 0);
+                while conn == 0 || stream == 0 {
+                    let f = read_frame(&mut io).await;
+                    if f.kind == WINDOW_UPDATE {
+                        let n = u32::from_be_bytes(f.payload[..4].try_into().unwrap());
+                        *if f.id == 0 { &mut conn } else { &mut stream } += n;
+                    }
+                }
+                assert_eq!((conn, stream), (80_000, 80_000), "the frames' whole length given back");
+                io.write_all(&frame(DATA, END_STREAM, id, b"")).await.unwrap();
                 let mut sink = Vec::new();
                 let _ = io.read_to_end(&mut sink).await;
             },
